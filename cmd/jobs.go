@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// parseJobs reads -j in each of its forms: N, N% of the CPUs, +N and -N
+// added to the CPU count, and 0 for no limit (returned as 0). ncpu is the
+// CPU count; the empty string means all of them.
+func parseJobs(s string, ncpu int) (int, error) {
+	bad := func() (int, error) {
+		return 0, usageErrorf("--jobs: %q is not a job count (try -j 4, -j 50%%, -j +1, -j -1 or -j 0 for no limit)", s)
+	}
+	if s == "" {
+		return ncpu, nil
+	}
+	switch {
+	case strings.HasSuffix(s, "%"):
+		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || p <= 0 {
+			return bad()
+		}
+		return max(1, int(float64(ncpu)*p/100)), nil
+	case strings.HasPrefix(s, "+"), strings.HasPrefix(s, "-"):
+		n, err := strconv.Atoi(s[1:])
+		if err != nil || n < 0 {
+			return bad()
+		}
+		if s[0] == '-' {
+			n = -n
+		}
+		return max(1, ncpu+n), nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return bad()
+	}
+	return n, nil
+}
+
+// usageError is a mistake in how fan was called: exit status 255.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...)}
+}

@@ -1,0 +1,122 @@
+package cmd
+
+import (
+	"regexp"
+	"runtime"
+
+	"fan/input"
+	"fan/runner"
+)
+
+// Options is everything fan was asked to do, as plain values: the flags
+// after parsing, and the positional arguments split into the command and
+// its input sources.
+type Options struct {
+	Jobs         string
+	KeepOrder    bool
+	ArgFiles     []string
+	Null         bool
+	Delimiter    string
+	Colsep       string
+	NoRunIfEmpty bool
+	MaxArgs      int
+	Replace      string
+	Link         bool
+	Shell        string
+	DryRun       bool
+	Verbose      bool
+	Ungroup      bool
+	Group        bool
+	TermSeq      string
+
+	// Command is the command template's words.
+	Command []string
+	// Sources are the ::: lists and :::: files, after the -a files.
+	Sources []sourceSpec
+}
+
+// sourceSpec is one input source as given on the command line.
+type sourceSpec struct {
+	list  []string // ::: items
+	file  string   // :::: or -a file; "-" is stdin
+	stdin bool     // no source was given: read stdin
+}
+
+// splitArgs separates the command words from the ::: and :::: groups.
+func splitArgs(args []string) (command []string, sources []sourceSpec) {
+	i := 0
+	for i < len(args) && args[i] != ":::" && args[i] != "::::" {
+		i++
+	}
+	command = args[:i]
+	for i < len(args) {
+		sep := args[i]
+		i++
+		start := i
+		for i < len(args) && args[i] != ":::" && args[i] != "::::" {
+			i++
+		}
+		if sep == ":::" {
+			sources = append(sources, sourceSpec{list: args[start:i]})
+			continue
+		}
+		for _, f := range args[start:i] {
+			sources = append(sources, sourceSpec{file: f})
+		}
+	}
+	return command, sources
+}
+
+// config is Options checked and turned into what the stages need.
+type config struct {
+	jobs     int
+	delim    []byte
+	colsep   *regexp.Regexp
+	termSeq  runner.TermSeq
+	template *runner.Template
+	sources  []sourceSpec
+}
+
+// check validates the options before anything runs.
+func (o *Options) check() (*config, error) {
+	c := &config{}
+	var err error
+	if c.jobs, err = parseJobs(o.Jobs, runtime.NumCPU()); err != nil {
+		return nil, err
+	}
+	switch {
+	case o.Null && o.Delimiter != "":
+		return nil, usageErrorf("-0 and -d cannot be used together (pick one delimiter)")
+	case o.Null:
+		c.delim = []byte{0}
+	case o.Delimiter != "":
+		if c.delim, err = input.ParseDelimiter(o.Delimiter); err != nil {
+			return nil, usageErrorf("--delimiter: %v", err)
+		}
+	default:
+		c.delim = []byte{'\n'}
+	}
+	if o.Colsep != "" {
+		if c.colsep, err = regexp.Compile(o.Colsep); err != nil {
+			return nil, usageErrorf("--colsep: %q is not a regular expression: %v", o.Colsep, err)
+		}
+	}
+	if o.MaxArgs < 0 {
+		return nil, usageErrorf("--max-args: %d is negative (try -n 2)", o.MaxArgs)
+	}
+	if c.termSeq, err = runner.ParseTermSeq(o.TermSeq); err != nil {
+		return nil, usageErrorf("--termseq: %v", err)
+	}
+	if o.Ungroup && o.KeepOrder {
+		return nil, usageErrorf("-u and -k cannot be used together (ungrouped output has no order to keep)")
+	}
+	for _, f := range o.ArgFiles {
+		c.sources = append(c.sources, sourceSpec{file: f})
+	}
+	c.sources = append(c.sources, o.Sources...)
+	if len(c.sources) == 0 {
+		c.sources = []sourceSpec{{stdin: true}}
+	}
+	c.template = runner.NewTemplate(runner.TemplateOptions{Words: o.Command, Replace: o.Replace, Shell: o.Shell})
+	return c, nil
+}

@@ -1,0 +1,70 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"fan/input"
+)
+
+// openSources opens every input source before any job starts, so that an
+// unreadable file is reported at once. The returned closer closes the files.
+func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Source, func(), error) {
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	var srcs []input.Source
+	stdinUsed := false
+	for _, s := range specs {
+		switch {
+		case s.list != nil:
+			srcs = append(srcs, input.NewList(s.list))
+			continue
+		case s.stdin || s.file == "-":
+			if stdinUsed {
+				closeAll()
+				return nil, nil, usageErrorf("stdin is given as an input source twice (use - once)")
+			}
+			stdinUsed = true
+			srcs = append(srcs, input.NewSplitter(stdin, delim))
+			continue
+		}
+		f, err := openFile(s.file)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		files = append(files, f)
+		srcs = append(srcs, input.NewSplitter(f, delim))
+	}
+	return srcs, closeAll, nil
+}
+
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &inputError{fmt.Errorf("cannot read input file %q: %v (check the path given to -a or ::::)", path, unwrapPath(err))}
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &inputError{fmt.Errorf("input file %q is a directory (give -a or :::: a file of items)", path)}
+	}
+	return f, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// inputError is a failure to read fan's input: exit status 255.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }

@@ -1,0 +1,138 @@
+package input
+
+import (
+	"context"
+	"io"
+	"regexp"
+)
+
+// Reader is the input stage: it combines its sources, splits columns,
+// batches records into items and numbers them.
+type Reader struct {
+	// Sources are read in order; with more than one, their cartesian
+	// product (or, with Link, their zip) makes the tuples.
+	Sources []Source
+	// Link zips the sources instead of multiplying them.
+	Link bool
+	// Colsep, when set, splits each record into columns.
+	Colsep *regexp.Regexp
+	// MaxArgs is the number of tuples per job (-n); 0 means 1.
+	MaxArgs int
+	// SkipBlank drops records that hold only blanks (-r).
+	SkipBlank bool
+
+	ts  tuples
+	seq int64
+}
+
+// Run reads every item and sends it on out, in order, until the input ends,
+// a read fails or ctx is done. It closes out before it returns, and it
+// returns promptly when ctx ends even if a read is blocked (on a terminal or
+// a pipe): the blocked read is left behind in a goroutine of its own. An item
+// that was completely read when ctx ended is still sent. The error is nil at
+// the end of input and ctx.Err() when ctx ended the reading.
+func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
+	defer close(out)
+	type next struct {
+		item Item
+		err  error
+	}
+	read := make(chan next)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			item, err := r.next()
+			select {
+			case read <- next{item, err}:
+				if err != nil {
+					return
+				}
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for {
+		var n next
+		select {
+		case n = <-read:
+		case <-ctx.Done():
+			// An item already read is not lost: it goes out to be counted.
+			select {
+			case n = <-read:
+				if n.err == nil {
+					out <- n.item
+				}
+			default:
+			}
+			return ctx.Err()
+		}
+		if n.err == io.EOF {
+			return nil
+		}
+		if n.err != nil {
+			return n.err
+		}
+		select {
+		case out <- n.item:
+		case <-ctx.Done():
+			out <- n.item // the consumer drains out until it is closed
+			return ctx.Err()
+		}
+	}
+}
+
+// next reads the records of one item and numbers it.
+func (r *Reader) next() (Item, error) {
+	if r.ts == nil {
+		r.ts = r.tuples()
+	}
+	per := max(r.MaxArgs, 1)
+	item := Item{}
+	for len(item.Records) < per*len(r.Sources) {
+		t, err := r.ts.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Item{}, err
+		}
+		item.Records = append(item.Records, t...)
+		item.Args = r.appendColumns(item.Args, t)
+	}
+	if len(item.Records) == 0 {
+		return Item{}, io.EOF
+	}
+	r.seq++
+	item.Seq = r.seq
+	return item, nil
+}
+
+func (r *Reader) tuples() tuples {
+	srcs := r.Sources
+	if r.SkipBlank {
+		srcs = make([]Source, len(r.Sources))
+		for i, s := range r.Sources {
+			srcs[i] = skipBlank{s}
+		}
+	}
+	switch {
+	case len(srcs) == 1:
+		return single{srcs[0]}
+	case r.Link:
+		return newLink(srcs)
+	default:
+		return &product{first: srcs[0], others: srcs[1:]}
+	}
+}
+
+func (r *Reader) appendColumns(args []string, t []string) []string {
+	if r.Colsep == nil {
+		return append(args, t...)
+	}
+	for _, rec := range t {
+		args = append(args, r.Colsep.Split(rec, -1)...)
+	}
+	return args
+}

@@ -1,0 +1,54 @@
+package input
+
+import "io"
+
+// Source yields input records one at a time. Next returns io.EOF after the
+// last record; any other error is a read error.
+type Source interface {
+	Next() (string, error)
+}
+
+// List is a Source over records given on the command line (::: a b c).
+type List struct {
+	recs []string
+	i    int
+}
+
+// NewList returns a Source that yields recs in order.
+func NewList(recs []string) *List { return &List{recs: recs} }
+
+// Next implements Source.
+func (l *List) Next() (string, error) {
+	if l.i >= len(l.recs) {
+		return "", io.EOF
+	}
+	l.i++
+	return l.recs[l.i-1], nil
+}
+
+// skipBlank drops records that hold only blanks (-r).
+type skipBlank struct{ src Source }
+
+func (s skipBlank) Next() (string, error) {
+	for {
+		rec, err := s.src.Next()
+		if err != nil || !IsBlank(rec) {
+			return rec, err
+		}
+	}
+}
+
+// readAll drains a source into memory.
+func readAll(src Source) ([]string, error) {
+	var recs []string
+	for {
+		rec, err := src.Next()
+		if err == io.EOF {
+			return recs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
+}

@@ -1,0 +1,106 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// readBufSize is the size of the buffer records are read through. Records
+// may be longer; they are assembled from several reads.
+const readBufSize = 64 << 10
+
+// Splitter reads delimiter-terminated records from a reader. The last record
+// may lack its delimiter. Records are returned byte for byte: no encoding is
+// assumed and "\r\n" line ends keep their "\r".
+type Splitter struct {
+	r     *bufio.Reader
+	delim []byte
+	acc   []byte
+}
+
+// NewSplitter returns a Splitter that reads records ending with delim, which
+// must not be empty.
+func NewSplitter(r io.Reader, delim []byte) *Splitter {
+	return &Splitter{r: bufio.NewReaderSize(r, readBufSize), delim: delim}
+}
+
+// Next returns the next record. At the end of input it returns io.EOF; any
+// other error is a read error.
+func (s *Splitter) Next() (string, error) {
+	last := s.delim[len(s.delim)-1]
+	s.acc = s.acc[:0]
+	for {
+		chunk, err := s.r.ReadSlice(last)
+		if err == nil && len(s.acc) == 0 && bytes.HasSuffix(chunk, s.delim) {
+			// The common case: the whole record was in the buffer.
+			return string(chunk[:len(chunk)-len(s.delim)]), nil
+		}
+		s.acc = append(s.acc, chunk...)
+		switch {
+		case err == nil:
+			if bytes.HasSuffix(s.acc, s.delim) {
+				return string(s.acc[:len(s.acc)-len(s.delim)]), nil
+			}
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			if len(s.acc) == 0 {
+				return "", io.EOF
+			}
+			return string(s.acc), nil
+		default:
+			return "", err
+		}
+	}
+}
+
+// ParseDelimiter turns the argument of -d into the bytes it stands for. It
+// understands the escapes \n, \t, \0, \\ and \xHH; other text is literal.
+func ParseDelimiter(s string) ([]byte, error) {
+	if s == "" {
+		return nil, errors.New("the delimiter is empty (try -d '\\n' or -0)")
+	}
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i == len(s)-1 {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case '0':
+			out = append(out, 0)
+		case '\\':
+			out = append(out, '\\')
+		case 'x':
+			if i+3 > len(s) {
+				return nil, fmt.Errorf("delimiter %q: \\x needs two hex digits", s)
+			}
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf("delimiter %q: \\x needs two hex digits", s)
+			}
+			out = append(out, byte(v))
+			i += 2
+		default:
+			out = append(out, '\\', s[i])
+		}
+	}
+	return out, nil
+}
+
+// IsBlank reports whether a record holds nothing but blanks (what -r skips).
+func IsBlank(rec string) bool {
+	return strings.TrimLeft(rec, " \t\r\n\v\f") == ""
+}

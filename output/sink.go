@@ -1,0 +1,147 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"fan/runner"
+)
+
+// Stats counts what became of the items: every item read is exactly one of
+// OK, Failed or NotStarted.
+type Stats struct {
+	OK, Failed, NotStarted int64
+}
+
+// Read is the number of items read from the input.
+func (s Stats) Read() int64 { return s.OK + s.Failed + s.NotStarted }
+
+// Sink is the single writer of fan's stdout and stderr. It writes each job's
+// output whole, stdout then stderr, in completion order or (KeepOrder) in
+// input order.
+type Sink struct {
+	Stdout, Stderr *os.File
+	// KeepOrder writes results in input order (-k).
+	KeepOrder bool
+	// Spool takes back the files results carry.
+	Spool runner.Spool
+	// Release is called once for every result the sink has finished with.
+	Release func(*runner.Result)
+	// Announce, when set, carries commands about to start, printed on
+	// stderr (-t).
+	Announce <-chan runner.Command
+	// OnError is called once, from the sink's goroutine, when writing to
+	// stdout or stderr fails. The sink goes on taking results but writes no
+	// more.
+	OnError func(error)
+
+	stats   Stats
+	err     error
+	pending map[int64]*runner.Result
+	next    int64
+}
+
+// Run writes every result that arrives on results until it is closed, and
+// returns the counts and the first write error.
+func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
+	s.pending = map[int64]*runner.Result{}
+	s.next = 1
+	announce := s.Announce
+	for {
+		select {
+		case c := <-announce:
+			s.write(s.Stderr, func(w io.Writer) error {
+				_, err := io.WriteString(w, c.String()+"\n")
+				return err
+			})
+		case r, ok := <-results:
+			if !ok {
+				return s.stats, s.err
+			}
+			s.accept(&r)
+		}
+	}
+}
+
+func (s *Sink) accept(r *runner.Result) {
+	if !s.KeepOrder {
+		s.emit(r)
+		return
+	}
+	s.pending[r.Item.Seq] = r
+	for {
+		r, ok := s.pending[s.next]
+		if !ok {
+			return
+		}
+		delete(s.pending, s.next)
+		s.next++
+		s.emit(r)
+	}
+}
+
+// emit writes one result and counts it.
+func (s *Sink) emit(r *runner.Result) {
+	switch {
+	case r.NotStarted:
+		s.stats.NotStarted++
+	case r.OK():
+		s.stats.OK++
+	default:
+		s.stats.Failed++
+	}
+	if r.DryRun {
+		s.write(s.Stdout, func(w io.Writer) error {
+			_, err := io.WriteString(w, r.Command.String()+"\n")
+			return err
+		})
+	}
+	s.writeFile(s.Stdout, r.Stdout)
+	s.writeFile(s.Stderr, r.Stderr)
+	if r.Err != nil {
+		s.write(s.Stderr, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "fan: %v\n", r.Err)
+			return err
+		})
+	}
+	if s.Release != nil {
+		s.Release(r)
+	}
+}
+
+// writeFile copies a captured output file to dst and gives it back.
+func (s *Sink) writeFile(dst, f *os.File) {
+	if f == nil {
+		return
+	}
+	s.write(dst, func(w io.Writer) error { return copyFile(dst, f) })
+	s.Spool.Put(f)
+}
+
+// write runs fn unless an earlier write failed, and reports the first
+// failure.
+func (s *Sink) write(dst *os.File, fn func(io.Writer) error) {
+	if s.err != nil {
+		return
+	}
+	if err := fn(dst); err != nil {
+		s.err = fmt.Errorf("writing to %s: %w", name(dst, s), err)
+		if s.OnError != nil {
+			s.OnError(s.err)
+		}
+	}
+}
+
+func name(f *os.File, s *Sink) string {
+	if f == s.Stdout {
+		return "stdout"
+	}
+	return "stderr"
+}
+
+// Summary is the line printed on stderr at the end of a run in which
+// anything failed or was left undone. Its numbers always add up.
+func Summary(s Stats) string {
+	return fmt.Sprintf("fan: %d read = %d succeeded + %d failed + %d not started", s.Read(), s.OK, s.Failed, s.NotStarted)
+}

@@ -1,0 +1,100 @@
+// Package output is fan's output stage: the only place that writes to
+// stdout and stderr. It orders and groups job output, and lends jobs the
+// spool files their output is captured in.
+package output
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Spool lends the files that jobs write their output into: anonymous files
+// in a temporary directory, unlinked from the moment they exist, so nothing
+// is left behind whatever happens to fan. Job output never passes through
+// fan's memory; it is copied from the file to stdout by the kernel. Files
+// are reused once written out. Spool is safe for concurrent use.
+type Spool struct {
+	dir  string
+	keep int // how many empty files to keep for reuse
+
+	mu   sync.Mutex
+	free []*os.File
+}
+
+// NewSpool returns a Spool creating its files in dir ("" means $TMPDIR or
+// /tmp) and keeping up to keep empty files for reuse.
+func NewSpool(dir string, keep int) *Spool {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return &Spool{dir: dir, keep: keep}
+}
+
+// Get implements runner.Spool.
+func (s *Spool) Get() (*os.File, error) {
+	s.mu.Lock()
+	if n := len(s.free); n > 0 {
+		f := s.free[n-1]
+		s.free = s.free[:n-1]
+		s.mu.Unlock()
+		return f, nil
+	}
+	s.mu.Unlock()
+	return s.create()
+}
+
+// Put implements runner.Spool: the file is emptied and kept for reuse, or
+// closed when enough are kept already.
+func (s *Spool) Put(f *os.File) {
+	if st, err := f.Stat(); err != nil || st.Size() != 0 {
+		if f.Truncate(0) != nil {
+			f.Close()
+			return
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return
+	}
+	s.mu.Lock()
+	if len(s.free) < s.keep {
+		s.free = append(s.free, f)
+		f = nil
+	}
+	s.mu.Unlock()
+	if f != nil {
+		f.Close()
+	}
+}
+
+// Close closes every file kept for reuse.
+func (s *Spool) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.free {
+		f.Close()
+	}
+	s.free = nil
+}
+
+// create makes a new anonymous file: O_TMPFILE where the file system has
+// it, otherwise a named file that is removed at once.
+func (s *Spool) create() (*os.File, error) {
+	fd, err := unix.Open(s.dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if err == nil {
+		return os.NewFile(uintptr(fd), "fan-spool"), nil
+	}
+	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EINVAL) {
+		return nil, &os.PathError{Op: "create temporary file in", Path: s.dir, Err: err}
+	}
+	f, err := os.CreateTemp(s.dir, "fan-spool-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	return f, nil
+}

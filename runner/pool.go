@@ -1,0 +1,268 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"fan/input"
+)
+
+// Spool lends the files that jobs write their stdout and stderr into, so
+// that output can be grouped without passing through fan's memory. It must
+// be safe for concurrent use.
+type Spool interface {
+	// Get returns an empty file, positioned at its start.
+	Get() (*os.File, error)
+	// Put takes back a file that Get returned, with whatever it holds.
+	Put(*os.File)
+}
+
+// Pool runs jobs: at most Jobs at once, each in its own process group.
+type Pool struct {
+	// Jobs is how many jobs run at once; 0 means no limit.
+	Jobs int
+	// Template renders each job's command.
+	Template *Template
+	// Env is the environment of every job, without FAN_SEQ and FAN_SLOT.
+	Env []string
+	// Spool captures each job's output; nil lets jobs write straight to
+	// fan's own stdout and stderr (--ungroup).
+	Spool Spool
+	// DryRun renders commands without running them.
+	DryRun bool
+	// TermSeq is how a job is terminated when its context ends.
+	TermSeq TermSeq
+	// Window bounds the results that were started but not yet released by
+	// the output stage (see Release); 0 means no bound.
+	Window int
+	// Announce, when set, receives each command just before it starts (-t).
+	Announce chan<- Command
+
+	window  chan struct{}
+	slots   slots
+	devnull *os.File
+}
+
+// Run takes items until items is closed or intake ends, runs each as a job
+// under jobCtx (whose end terminates running jobs with TermSeq) and sends one
+// Result per item taken. It closes results after the last one.
+func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, results chan<- Result) error {
+	defer close(results)
+	if !p.DryRun {
+		devnull, err := os.Open(os.DevNull)
+		if err != nil {
+			return err
+		}
+		p.devnull = devnull
+		defer devnull.Close()
+	}
+	if p.Window > 0 {
+		p.window = make(chan struct{}, p.Window)
+	}
+	p.slots.init(p.Jobs)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		var item input.Item
+		select {
+		case it, ok := <-items:
+			if !ok {
+				return nil
+			}
+			item = it
+		case <-intake.Done():
+			p.abandon(items, results)
+			return nil
+		}
+		if !p.acquire(intake) {
+			results <- notStarted(item)
+			p.abandon(items, results)
+			return nil
+		}
+		slot := p.slots.take()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := p.run(jobCtx, &item, slot)
+			p.slots.put(slot)
+			results <- r
+		}()
+	}
+}
+
+// abandon reports every item still coming from the input as not started.
+// The input stage closes items promptly once intake has ended.
+func (p *Pool) abandon(items <-chan input.Item, results chan<- Result) {
+	for item := range items {
+		results <- notStarted(item)
+	}
+}
+
+func notStarted(item input.Item) Result {
+	return Result{Item: item, Status: -1, NotStarted: true}
+}
+
+// acquire waits for a place in the window and a free slot.
+func (p *Pool) acquire(ctx context.Context) bool {
+	if p.window != nil {
+		select {
+		case p.window <- struct{}{}:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if !p.slots.wait(ctx) {
+		if p.window != nil {
+			<-p.window
+		}
+		return false
+	}
+	return true
+}
+
+// Release frees the window place held by a result. The output stage calls
+// it once for every result it has finished with.
+func (p *Pool) Release(r *Result) {
+	if r.held {
+		r.held = false
+		<-p.window
+	}
+}
+
+// run runs one job to its end.
+func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
+	r := Result{Item: *item, Slot: slot, Command: p.Template.Render(item, slot), held: p.window != nil}
+	if p.DryRun {
+		r.DryRun = true
+		return r
+	}
+	if p.Announce != nil {
+		p.Announce <- r.Command
+	}
+	r.Start = time.Now()
+	if r.Command.Err != nil {
+		return p.cannotStart(r, r.Command.Err)
+	}
+	stdio := []uintptr{p.devnull.Fd(), 1, 2}
+	if p.Spool != nil {
+		var err error
+		if r.Stdout, err = p.Spool.Get(); err != nil {
+			return p.cannotStart(r, err)
+		}
+		if r.Stderr, err = p.Spool.Get(); err != nil {
+			return p.cannotStart(r, err)
+		}
+		stdio[1], stdio[2] = r.Stdout.Fd(), r.Stderr.Fd()
+	}
+	env := append(p.Env[:len(p.Env):len(p.Env)],
+		"FAN_SEQ="+strconv.FormatInt(item.Seq, 10), "FAN_SLOT="+strconv.Itoa(slot))
+	pr, err := spawn(&r.Command, env, stdio)
+	if errors.Is(err, syscall.ENOEXEC) {
+		// A script without #!: a shell would run it with itself.
+		sh := Command{Path: p.Template.shell, Args: []string{p.Template.shell, "-c", r.Command.String()}}
+		pr, err = spawn(&sh, env, stdio)
+	}
+	if err != nil {
+		return p.cannotStart(r, err)
+	}
+	ws, _ := pr.wait(ctx, p.TermSeq)
+	r.Runtime = time.Since(r.Start)
+	switch {
+	case ws.Signaled():
+		r.Status, r.Signal = -1, ws.Signal()
+	default:
+		r.Status = ws.ExitStatus()
+	}
+	r.Stdout = p.keep(r.Stdout)
+	r.Stderr = p.keep(r.Stderr)
+	return r
+}
+
+// keep rewinds a captured output file, or gives it back at once when the job
+// wrote nothing into it.
+func (p *Pool) keep(f *os.File) *os.File {
+	if f == nil {
+		return nil
+	}
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		p.Spool.Put(f)
+		return nil
+	}
+	f.Seek(0, io.SeekStart)
+	return f
+}
+
+// cannotStart turns a start failure into a failed result, with the status
+// a shell would give.
+func (p *Pool) cannotStart(r Result, err error) Result {
+	r.Status, r.Err = 127, err
+	var se *StartError
+	switch {
+	case errors.As(err, &se):
+		r.Status = se.Status
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.EPERM):
+		r.Status = 126
+	}
+	for _, f := range []*os.File{r.Stdout, r.Stderr} {
+		if f != nil {
+			p.Spool.Put(f)
+		}
+	}
+	r.Stdout, r.Stderr = nil, nil
+	return r
+}
+
+// slots hands out job slot numbers ({%}, FAN_SLOT): the lowest free one.
+type slots struct {
+	sem  chan struct{} // nil without a limit
+	mu   sync.Mutex
+	free []bool // free[i]: slot i+1 is free
+}
+
+func (s *slots) init(n int) {
+	if n > 0 {
+		s.sem = make(chan struct{}, n)
+	}
+}
+
+// wait blocks until a slot is free or ctx ends.
+func (s *slots) wait(ctx context.Context) bool {
+	if s.sem == nil {
+		return true
+	}
+	select {
+	case s.sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// take returns the lowest free slot; wait must have succeeded first.
+func (s *slots) take() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.free {
+		if f {
+			s.free[i] = false
+			return i + 1
+		}
+	}
+	s.free = append(s.free, false)
+	return len(s.free)
+}
+
+func (s *slots) put(slot int) {
+	s.mu.Lock()
+	s.free[slot-1] = true
+	s.mu.Unlock()
+	if s.sem != nil {
+		<-s.sem
+	}
+}

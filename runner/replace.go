@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"strconv"
+	"strings"
+
+	"fan/input"
+)
+
+// modifier is what a replacement string does to its value: {.} {/} {//} {/.}.
+type modifier uint8
+
+const (
+	modNone    modifier = iota
+	modExt              // {.}  without extension
+	modBase             // {/}  basename
+	modDir              // {//} dirname
+	modBaseExt          // {/.} basename without extension
+)
+
+// what a replacement string stands for.
+type what uint8
+
+const (
+	allArgs what = iota // {} and -I STR: every argument of the job
+	posArg              // {n}: argument or column n
+	jobSeq              // {#}
+	jobSlot             // {%}
+)
+
+// token is one parsed replacement string.
+type token struct {
+	what what
+	n    int // for posArg, 1-based
+	mod  modifier
+}
+
+// part is a piece of a template: literal text, or a token when tok is set.
+type part struct {
+	lit string
+	tok *token
+}
+
+var modifiers = map[string]modifier{"": modNone, ".": modExt, "/": modBase, "//": modDir, "/.": modBaseExt}
+
+// parseParts splits a template into literal text and replacement strings.
+// replace is the string that stands for every argument ({} or -I's).
+func parseParts(s, replace string) []part {
+	var parts []part
+	lit := 0
+	emit := func(i, n int, t *token) {
+		if i > lit {
+			parts = append(parts, part{lit: s[lit:i]})
+		}
+		parts = append(parts, part{tok: t})
+		lit = i + n
+	}
+	for i := 0; i < len(s); {
+		if replace != "" && strings.HasPrefix(s[i:], replace) {
+			emit(i, len(replace), &token{what: allArgs})
+			i = lit
+			continue
+		}
+		if s[i] == '{' {
+			if t, n := parseBrace(s[i:], replace); n > 0 {
+				emit(i, n, t)
+				i = lit
+				continue
+			}
+		}
+		i++
+	}
+	if lit < len(s) {
+		parts = append(parts, part{lit: s[lit:]})
+	}
+	return parts
+}
+
+// parseBrace parses the replacement string at the start of s ("{#}", "{3/.}",
+// ...) and returns it with its length, or a length of 0 when s does not start
+// with one. A bare "{}" counts only when it is the replace string.
+func parseBrace(s, replace string) (*token, int) {
+	end := strings.IndexByte(s, '}')
+	if end < 0 {
+		return nil, 0
+	}
+	body := s[1:end]
+	switch body {
+	case "#":
+		return &token{what: jobSeq}, end + 1
+	case "%":
+		return &token{what: jobSlot}, end + 1
+	}
+	digits := 0
+	for digits < len(body) && '0' <= body[digits] && body[digits] <= '9' {
+		digits++
+	}
+	mod, ok := modifiers[body[digits:]]
+	if !ok || (digits == 0 && mod == modNone) {
+		return nil, 0
+	}
+	if digits == 0 {
+		return &token{what: allArgs, mod: mod}, end + 1
+	}
+	n, err := strconv.Atoi(body[:digits])
+	if err != nil || n == 0 {
+		return nil, 0
+	}
+	return &token{what: posArg, n: n, mod: mod}, end + 1
+}
+
+// hasToken reports whether any part is a replacement string.
+func hasToken(parts []part) bool {
+	for _, p := range parts {
+		if p.tok != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// values returns what t stands for in a job: one value, or one per argument
+// for {} and its modified forms.
+func (t *token) values(item *input.Item, slot int) []string {
+	switch t.what {
+	case jobSeq:
+		return []string{strconv.FormatInt(item.Seq, 10)}
+	case jobSlot:
+		return []string{strconv.Itoa(slot)}
+	case posArg:
+		v := ""
+		if t.n <= len(item.Args) {
+			v = item.Args[t.n-1]
+		}
+		return []string{apply(t.mod, v)}
+	}
+	if t.mod == modNone {
+		return item.Args
+	}
+	vs := make([]string, len(item.Args))
+	for i, a := range item.Args {
+		vs[i] = apply(t.mod, a)
+	}
+	return vs
+}
+
+// apply computes a modified value the way GNU parallel does.
+func apply(m modifier, v string) string {
+	switch m {
+	case modExt:
+		return trimExt(v)
+	case modBase:
+		return basename(v)
+	case modDir:
+		return dirname(v)
+	case modBaseExt:
+		return trimExt(basename(v))
+	}
+	return v
+}
+
+// basename removes everything up to the last slash ("a/b/" gives "").
+func basename(v string) string {
+	return v[strings.LastIndexByte(v, '/')+1:]
+}
+
+// trimExt removes the last extension of the last path element: ".x" after
+// the last dot that follows the last slash ("a.tar.gz" gives "a.tar",
+// ".bashrc" gives "").
+func trimExt(v string) string {
+	dot := strings.LastIndexByte(v, '.')
+	if dot < 0 || strings.IndexByte(v[dot:], '/') >= 0 {
+		return v
+	}
+	return v[:dot]
+}
+
+// dirname is POSIX dirname(1): trailing slashes are ignored, "a" gives ".",
+// "/a" gives "/".
+func dirname(v string) string {
+	if v == "" {
+		return "."
+	}
+	v = strings.TrimRight(v, "/")
+	if v == "" {
+		return "/"
+	}
+	i := strings.LastIndexByte(v, '/')
+	if i < 0 {
+		return "."
+	}
+	v = strings.TrimRight(v[:i], "/")
+	if v == "" {
+		return "/"
+	}
+	return v
+}

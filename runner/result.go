@@ -1,0 +1,42 @@
+package runner
+
+import (
+	"os"
+	"syscall"
+	"time"
+
+	"fan/input"
+)
+
+// Result is what became of one item. Every item the pool takes yields
+// exactly one Result.
+type Result struct {
+	Item    input.Item
+	Slot    int
+	Command Command
+	// Status is the exit status; -1 when the job was killed by a signal,
+	// could not start or was not started.
+	Status int
+	// Signal is the signal that ended the job, or 0.
+	Signal syscall.Signal
+	// Err is why the job could not start (a *StartError or an exec error).
+	Err error
+	// NotStarted is set for items taken from the input but never run
+	// because the run was stopped.
+	NotStarted bool
+	// DryRun is set when the job was only rendered (--dry-run).
+	DryRun  bool
+	Start   time.Time
+	Runtime time.Duration
+	// Stdout and Stderr hold the job's captured output, positioned at its
+	// start; nil when the job wrote nothing there or output is not captured.
+	// The receiver gives them back to the Spool.
+	Stdout, Stderr *os.File
+
+	held bool // holds a place in the pool's window until released
+}
+
+// OK reports whether the job ran and exited 0.
+func (r *Result) OK() bool {
+	return !r.NotStarted && r.Err == nil && r.Status == 0
+}

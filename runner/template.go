@@ -1,0 +1,234 @@
+package runner
+
+import (
+	"errors"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"fan/input"
+)
+
+// TemplateOptions describe a command template.
+type TemplateOptions struct {
+	// Words are the command words; they are joined with single spaces. No
+	// words means each item is itself a command line.
+	Words []string
+	// Replace stands for every argument of a job; "" means "{}" (-I).
+	Replace string
+	// Shell runs jobs that need a shell; "" means /bin/sh.
+	Shell string
+}
+
+// Template is a command template parsed once and rendered per job. It is
+// safe for concurrent use.
+type Template struct {
+	shell string
+	raw   bool     // no command: the item is the command line, unquoted
+	parts []part   // the whole template, rendered into a shell command line
+	words [][]part // the template split into argv words; nil when a shell is needed
+	path  string   // the program of words[0], resolved once
+	twin  bool     // the program is also a shell builtin (echo, true, false)
+	look  error    // why the program could not be resolved
+}
+
+// shellChars are the characters that make a template need a shell when they
+// appear in its literal text (replacement values are quoted, never parsed).
+const shellChars = "|&;<>()$`\\\"'*?[]#~{}!\n"
+
+// shellWords are reserved words and builtins of sh, dash and bash: a
+// template whose program is one of these runs through the shell.
+var shellWords = wordSet(`! { } [[ ]] case do done elif else esac fi for function if in
+	select then time until while coproc . : [ alias bg bind break builtin caller cd command
+	compgen complete continue declare dirs disown echo enable eval exec exit export false fc fg
+	getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read
+	readarray readonly return set shift shopt source suspend test times trap true type typeset
+	ulimit umask unalias unset wait`)
+
+// twins are builtins whose external program behaves the same as long as no
+// argument starts with '-' or holds a backslash.
+var twins = wordSet("echo true false")
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// NewTemplate parses a command template. When the template holds no shell
+// syntax and its program is not a shell builtin, jobs exec the program
+// directly; its path is looked up once, here.
+func NewTemplate(o TemplateOptions) *Template {
+	t := &Template{shell: o.Shell}
+	if t.shell == "" {
+		t.shell = "/bin/sh"
+	}
+	replace := o.Replace
+	if replace == "" {
+		replace = "{}"
+	}
+	if len(o.Words) == 0 {
+		t.raw = true
+		t.parts = []part{{tok: &token{what: allArgs}}}
+		return t
+	}
+	line := strings.Join(o.Words, " ")
+	t.parts = parseParts(line, replace)
+	if !hasToken(t.parts) {
+		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
+	}
+	words := splitWords(t.parts)
+	prog := words[0]
+	if len(prog) != 1 || prog[0].tok != nil || strings.ContainsRune(prog[0].lit, '=') {
+		return t // program from a replacement string, or an assignment
+	}
+	for _, p := range t.parts {
+		if p.tok == nil && strings.ContainsAny(p.lit, shellChars) {
+			return t
+		}
+	}
+	name := prog[0].lit
+	if !strings.Contains(name, "/") && shellWords[name] {
+		if !twins[name] {
+			return t
+		}
+		t.twin = true
+	}
+	t.words = words
+	t.path, t.look = lookPath(name)
+	return t
+}
+
+// lookPath resolves a program the way a shell does, and turns a failure into
+// the error and exit status a shell would give.
+func lookPath(name string) (string, error) {
+	path, err := exec.LookPath(name)
+	if errors.Is(err, exec.ErrDot) {
+		return filepath.Join(".", path), nil
+	}
+	if err == nil {
+		return path, nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return "", &StartError{Name: name, Status: 126, Reason: "permission denied"}
+	}
+	return "", &StartError{Name: name, Status: 127, Reason: "command not found"}
+}
+
+// splitWords splits parts into shell words at the blanks of literal text.
+func splitWords(parts []part) [][]part {
+	var words [][]part
+	var cur []part
+	for _, p := range parts {
+		if p.tok != nil {
+			cur = append(cur, p)
+			continue
+		}
+		lit := p.lit
+		for lit != "" {
+			i := strings.IndexAny(lit, " \t")
+			if i < 0 {
+				cur = append(cur, part{lit: lit})
+				break
+			}
+			if i > 0 {
+				cur = append(cur, part{lit: lit[:i]})
+			}
+			if len(cur) > 0 {
+				words = append(words, cur)
+				cur = nil
+			}
+			lit = lit[i+1:]
+		}
+	}
+	if len(cur) > 0 {
+		words = append(words, cur)
+	}
+	return words
+}
+
+// Direct reports whether the template's jobs exec their program without a
+// shell (a builtin twin may still use the shell for some jobs).
+func (t *Template) Direct() bool { return t.words != nil }
+
+// Render builds the command of one job.
+func (t *Template) Render(item *input.Item, slot int) Command {
+	if t.words != nil {
+		argv := t.argv(item, slot)
+		if !t.twin || plainArgs(argv[1:]) {
+			return Command{Path: t.path, Args: argv, Err: t.look}
+		}
+	}
+	line := string(t.line(item, slot))
+	return Command{Path: t.shell, Args: []string{t.shell, "-c", line}, line: line}
+}
+
+// argv renders the template's words. A replacement string with several
+// values ({} with -n 2) spreads over several words, as the quoted values
+// would in a shell.
+func (t *Template) argv(item *input.Item, slot int) []string {
+	argv := make([]string, 0, len(t.words)+len(item.Args))
+	var cur []byte
+	for _, w := range t.words {
+		if len(w) == 1 {
+			if w[0].tok == nil {
+				argv = append(argv, w[0].lit)
+			} else {
+				argv = append(argv, w[0].tok.values(item, slot)...)
+			}
+			continue
+		}
+		cur = cur[:0]
+		for _, p := range w {
+			if p.tok == nil {
+				cur = append(cur, p.lit...)
+				continue
+			}
+			for j, v := range p.tok.values(item, slot) {
+				if j > 0 {
+					argv = append(argv, string(cur))
+					cur = cur[:0]
+				}
+				cur = append(cur, v...)
+			}
+		}
+		argv = append(argv, string(cur))
+	}
+	return argv
+}
+
+// line renders the template as a shell command line, quoting every value.
+func (t *Template) line(item *input.Item, slot int) []byte {
+	b := make([]byte, 0, 64)
+	for _, p := range t.parts {
+		if p.tok == nil {
+			b = append(b, p.lit...)
+			continue
+		}
+		for j, v := range p.tok.values(item, slot) {
+			if j > 0 {
+				b = append(b, ' ')
+			}
+			if t.raw {
+				b = append(b, v...)
+			} else {
+				b = appendQuote(b, v)
+			}
+		}
+	}
+	return b
+}
+
+// plainArgs reports whether a builtin twin behaves the same as its external
+// program with these arguments.
+func plainArgs(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || strings.IndexByte(a, '\\') >= 0 {
+			return false
+		}
+	}
+	return true
+}
