@@ -47,7 +47,10 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 			o.Command, o.Sources = splitArgs(args)
 			stats, interrupted, err := run(o, stdin, stdout, stderr)
 			*status = exitStatus(stats, err, interrupted)
-			if err != nil && !errors.Is(err, syscall.EPIPE) {
+			if errors.Is(err, syscall.EPIPE) {
+				return nil // the reader went away: leave quietly
+			}
+			if err != nil {
 				fmt.Fprintf(stderr, "fan: %v\n", err)
 			}
 			if stats.Failed > 0 || stats.NotStarted > 0 || interrupted {

@@ -1,0 +1,16 @@
+// Command mangen writes fan's man page to stdout (make man).
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"fan/cmd"
+)
+
+func main() {
+	if err := cmd.WriteManPage(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "mangen:", err)
+		os.Exit(1)
+	}
+}
