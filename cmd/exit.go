@@ -2,9 +2,11 @@ package cmd
 
 import (
 	"errors"
+	"math"
 	"syscall"
 
 	"fan/output"
+	"fan/runner"
 )
 
 // Exit statuses, as GNU parallel's.
@@ -16,22 +18,38 @@ const (
 	exitError       = 255 // usage, input or output error
 )
 
+// outcome is what a run came to.
+type outcome struct {
+	stats       output.Stats
+	err         error
+	interrupted bool        // a signal cut the run short
+	halted      bool        // --halt fired
+	halt        runner.Halt // the --halt condition
+}
+
 // exitStatus is the one place where the outcome of a run becomes fan's exit
 // status.
-func exitStatus(stats output.Stats, err error, interrupted bool) int {
+func exitStatus(o outcome) int {
 	var ue *usageError
 	var ie *inputError
+	s := o.stats
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ie):
+	case errors.As(o.err, &ue), errors.As(o.err, &ie):
 		return exitError
-	case errors.Is(err, syscall.EPIPE):
+	case errors.Is(o.err, syscall.EPIPE):
 		return exitBrokenPipe
-	case err != nil:
+	case o.err != nil:
 		return exitError
-	case interrupted:
+	case o.interrupted:
 		return exitInterrupted
-	case stats.Failed > 100:
+	case o.halted && o.halt.Why == "success":
+		return exitOK
+	case o.halted && o.halt.Why == "fail" && !o.halt.Percent && o.halt.Count == 1:
+		return s.FirstFailure // GNU parallel: the failing job's own status
+	case o.halt.Percent && o.halt.Why == "fail" && s.OK+s.Failed > 0:
+		return int(math.Round(100 * float64(s.Failed) / float64(s.OK+s.Failed)))
+	case s.Failed > 100:
 		return exitManyFailed
 	}
-	return int(stats.Failed)
+	return int(s.Failed)
 }

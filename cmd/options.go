@@ -3,6 +3,7 @@ package cmd
 import (
 	"regexp"
 	"runtime"
+	"time"
 
 	"fan/input"
 	"fan/runner"
@@ -28,6 +29,15 @@ type Options struct {
 	Ungroup      bool
 	Group        bool
 	TermSeq      string
+	Timeout      string
+	Retries      int
+	RetryDelay   string
+	Delay        string
+	Halt         string
+	Failures     string
+	Joblog       string
+	Resume       bool
+	ResumeFailed bool
 
 	// Command is the command template's words.
 	Command []string
@@ -75,6 +85,10 @@ type config struct {
 	termSeq  runner.TermSeq
 	template *runner.Template
 	sources  []sourceSpec
+	timeout  runner.Timeout
+	retryGap time.Duration
+	delay    time.Duration
+	halt     runner.Halt
 }
 
 // check validates the options before anything runs.
@@ -106,6 +120,30 @@ func (o *Options) check() (*config, error) {
 	}
 	if c.termSeq, err = runner.ParseTermSeq(o.TermSeq); err != nil {
 		return nil, usageErrorf("--termseq: %v", err)
+	}
+	if o.Timeout != "" {
+		if c.timeout, err = runner.ParseTimeout(o.Timeout); err != nil {
+			return nil, usageErrorf("--timeout: %v", err)
+		}
+	}
+	if o.RetryDelay != "" {
+		if c.retryGap, err = runner.ParseDuration(o.RetryDelay); err != nil {
+			return nil, usageErrorf("--retry-delay: %v", err)
+		}
+	}
+	if o.Delay != "" {
+		if c.delay, err = runner.ParseDuration(o.Delay); err != nil {
+			return nil, usageErrorf("--delay: %v", err)
+		}
+	}
+	if o.Retries < 0 {
+		return nil, usageErrorf("--retries: %d is negative (try --retries 3)", o.Retries)
+	}
+	if c.halt, err = runner.ParseHalt(o.Halt); err != nil {
+		return nil, usageErrorf("--halt: %v", err)
+	}
+	if (o.Resume || o.ResumeFailed) && o.Joblog == "" {
+		return nil, usageErrorf("--resume and --resume-failed need --joblog FILE (the log of the earlier run)")
 	}
 	if o.Ungroup && o.KeepOrder {
 		return nil, usageErrorf("-u and -k cannot be used together (ungrouped output has no order to keep)")

@@ -27,7 +27,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	c.SetArgs(args)
 	if err := c.Execute(); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
-		return exitStatus(output.Stats{}, err, false)
+		return exitStatus(outcome{err: err})
 	}
 	return status
 }
@@ -45,16 +45,17 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Command, o.Sources = splitArgs(args)
-			stats, interrupted, err := run(o, stdin, stdout, stderr)
-			*status = exitStatus(stats, err, interrupted)
-			if errors.Is(err, syscall.EPIPE) {
+			res := run(o, stdin, stdout, stderr)
+			*status = exitStatus(res)
+			if errors.Is(res.err, syscall.EPIPE) {
 				return nil // the reader went away: leave quietly
 			}
-			if err != nil {
-				fmt.Fprintf(stderr, "fan: %v\n", err)
+			if res.err != nil {
+				fmt.Fprintf(stderr, "fan: %v\n", res.err)
 			}
-			if stats.Failed > 0 || stats.NotStarted > 0 || interrupted {
-				fmt.Fprintln(stderr, output.Summary(stats))
+			s := res.stats
+			if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
+				fmt.Fprintln(stderr, output.Summary(s, o.Failures))
 			}
 			return nil
 		},
@@ -87,6 +88,15 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	f.BoolVar(&o.Link, "link", false, "zip several input sources instead of combining every item of each")
 	f.StringVar(&o.Shell, "shell", "/bin/sh", "run commands that need a shell with `PATH`")
 	f.StringVar(&o.TermSeq, "termseq", runner.DefaultTermSeq, "how to stop a job: `SEQ` of signals and milliseconds to wait")
+	f.StringVar(&o.Timeout, "timeout", "", "kill a job running longer than `D` (30, 1.5s, 2m, or N% of the median runtime)")
+	f.IntVar(&o.Retries, "retries", 0, "run a failing job up to `N` times in all")
+	f.StringVar(&o.RetryDelay, "retry-delay", "", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
+	f.StringVar(&o.Delay, "delay", "", "start jobs at least `D` apart")
+	f.StringVar(&o.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
+	f.StringVar(&o.Failures, "failures", "", "write every item that did not succeed to `FILE` (and FILE.jsonl), ready for fan -a FILE")
+	f.StringVar(&o.Joblog, "joblog", "", "log each job to `FILE` in GNU parallel's format")
+	f.BoolVar(&o.Resume, "resume", false, "with --joblog: skip the jobs the log shows as run")
+	f.BoolVar(&o.ResumeFailed, "resume-failed", false, "with --joblog: skip the jobs the log shows as succeeded, re-run the failed ones")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands instead of running them")
 	f.BoolVarP(&o.Verbose, "verbose", "t", false, "print each command on stderr before it runs")
 	f.BoolP("help", "h", false, "show this help")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"fan/input"
 	"fan/output"
@@ -19,16 +20,20 @@ import (
 const window = 4096
 
 // run wires the three stages together and runs them to the end.
-func run(o *Options, stdin io.Reader, stdout, stderr *os.File) (output.Stats, bool, error) {
+func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	c, err := o.check()
 	if err != nil {
-		return output.Stats{}, false, err
+		return outcome{err: err}
 	}
 	srcs, closeSrcs, err := openSources(c.sources, c.delim, stdin)
 	if err != nil {
-		return output.Stats{}, false, err
+		return outcome{err: err}
 	}
 	defer closeSrcs()
+	books, err := openBooks(o, c)
+	if err != nil {
+		return outcome{err: err}
+	}
 
 	intake, stopIntake := context.WithCancel(context.Background())
 	defer stopIntake()
@@ -42,13 +47,27 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) (output.Stats, bo
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
 	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty}
+	var halted atomic.Bool
 	pool := &runner.Pool{
-		Jobs:     c.jobs,
-		Template: c.template,
-		Env:      jobEnv(os.Environ()),
-		DryRun:   o.DryRun,
-		TermSeq:  c.termSeq,
-		Window:   window + c.jobs,
+		Jobs:       c.jobs,
+		Template:   c.template,
+		Env:        jobEnv(os.Environ()),
+		DryRun:     o.DryRun,
+		TermSeq:    c.termSeq,
+		Window:     window + c.jobs,
+		Timeout:    c.timeout,
+		Retries:    o.Retries,
+		RetryDelay: c.retryGap,
+		Delay:      c.delay,
+		Halt:       c.halt,
+		Skip:       books.skip,
+		OnHalt: func(now bool) {
+			halted.Store(true)
+			stopIntake()
+			if now {
+				stopJobs()
+			}
+		},
 	}
 	var spool *output.Spool
 	if !o.Ungroup {
@@ -66,6 +85,8 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) (output.Stats, bo
 		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
 		Release:  pool.Release,
 		Announce: announce,
+		Joblog:   books.joblog,
+		Failures: books.failures,
 		OnError: func(error) {
 			writeErr.Do(func() { stopIntake(); stopJobs() })
 		},
@@ -84,7 +105,10 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) (output.Stats, bo
 	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = &inputError{fmt.Errorf("reading input: %w", rerr)}
 	}
-	return stats, sig.interrupted(), err
+	if cerr := books.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return outcome{stats: stats, err: err, interrupted: sig.interrupted(), halted: halted.Load(), halt: c.halt}
 }
 
 // jobEnv is fan's environment without a FAN_SEQ or FAN_SLOT of an outer fan.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"fan/runner"
 )
@@ -12,6 +13,13 @@ import (
 // OK, Failed or NotStarted.
 type Stats struct {
 	OK, Failed, NotStarted int64
+	// TimedOut counts the failed jobs that --timeout ended.
+	TimedOut int64
+	// Skipped counts jobs an earlier run did (--resume): not read again.
+	Skipped int64
+	// FirstFailure is the exit status of the first job that failed; for a
+	// job killed by a signal, 128 plus the signal.
+	FirstFailure int
 }
 
 // Read is the number of items read from the input.
@@ -31,6 +39,10 @@ type Sink struct {
 	// Announce, when set, carries commands about to start, printed on
 	// stderr (-t).
 	Announce <-chan runner.Command
+	// Joblog, when set, gets a line per job (--joblog).
+	Joblog *Joblog
+	// Failures, when set, gets every item that did not succeed.
+	Failures *Failures
 	// OnError is called once, from the sink's goroutine, when writing to
 	// stdout or stderr fails. The sink goes on taking results but writes no
 	// more.
@@ -84,13 +96,26 @@ func (s *Sink) accept(r *runner.Result) {
 // emit writes one result and counts it.
 func (s *Sink) emit(r *runner.Result) {
 	switch {
+	case r.Skipped:
+		s.stats.Skipped++
+		return
 	case r.NotStarted:
 		s.stats.NotStarted++
 	case r.OK():
 		s.stats.OK++
 	default:
+		if s.stats.Failed == 0 {
+			s.stats.FirstFailure = r.Status
+			if r.Signal != 0 {
+				s.stats.FirstFailure = 128 + int(r.Signal)
+			}
+		}
 		s.stats.Failed++
+		if r.TimedOut {
+			s.stats.TimedOut++
+		}
 	}
+	s.book(r)
 	if r.DryRun {
 		s.write(s.Stdout, func(w io.Writer) error {
 			_, err := io.WriteString(w, r.Command.String()+"\n")
@@ -110,6 +135,32 @@ func (s *Sink) emit(r *runner.Result) {
 	}
 }
 
+// book writes a result's joblog line and, if it did not succeed, its
+// failures records. A failure to write them is fan's own error.
+func (s *Sink) book(r *runner.Result) {
+	if s.Joblog != nil {
+		if err := s.Joblog.Add(r, size(r.Stdout)); err != nil {
+			s.fail(fmt.Errorf("writing the joblog: %w", err))
+		}
+	}
+	if s.Failures != nil && !r.OK() && !r.DryRun {
+		if err := s.Failures.Add(r); err != nil {
+			s.fail(fmt.Errorf("writing the failures file: %w", err))
+		}
+	}
+}
+
+func size(f *os.File) int64 {
+	if f == nil {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
 // writeFile copies a captured output file to dst and gives it back.
 func (s *Sink) writeFile(dst, f *os.File) {
 	if f == nil {
@@ -126,10 +177,18 @@ func (s *Sink) write(dst *os.File, fn func(io.Writer) error) {
 		return
 	}
 	if err := fn(dst); err != nil {
-		s.err = fmt.Errorf("writing to %s: %w", name(dst, s), err)
-		if s.OnError != nil {
-			s.OnError(s.err)
-		}
+		s.fail(fmt.Errorf("writing to %s: %w", name(dst, s), err))
+	}
+}
+
+// fail records the first error of fan's own and reports it.
+func (s *Sink) fail(err error) {
+	if s.err != nil {
+		return
+	}
+	s.err = err
+	if s.OnError != nil {
+		s.OnError(err)
 	}
 }
 
@@ -142,6 +201,19 @@ func name(f *os.File, s *Sink) string {
 
 // Summary is the line printed on stderr at the end of a run in which
 // anything failed or was left undone. Its numbers always add up.
-func Summary(s Stats) string {
-	return fmt.Sprintf("fan: %d read = %d succeeded + %d failed + %d not started", s.Read(), s.OK, s.Failed, s.NotStarted)
+// failures is where the failures file is, or "".
+func Summary(s Stats, failures string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fan: %d read = %d succeeded + %d failed", s.Read(), s.OK, s.Failed)
+	if s.TimedOut > 0 {
+		fmt.Fprintf(&b, " (%d timed out)", s.TimedOut)
+	}
+	fmt.Fprintf(&b, " + %d not started", s.NotStarted)
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "; %d skipped as done before", s.Skipped)
+	}
+	if failures != "" && s.Failed+s.NotStarted > 0 {
+		fmt.Fprintf(&b, "; failed items are in %s", failures)
+	}
+	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,10 +44,34 @@ type Pool struct {
 	Window int
 	// Announce, when set, receives each command just before it starts (-t).
 	Announce chan<- Command
+	// Timeout ends a job that runs longer (--timeout); zero means none.
+	Timeout Timeout
+	// Retries is how many times in all a failing job is run (--retries);
+	// 0 and 1 both mean once.
+	Retries int
+	// RetryDelay is the wait before the first retry; it doubles for each
+	// further one, with jitter, up to a minute. The job holds no slot
+	// while it waits.
+	RetryDelay time.Duration
+	// Delay is the least time between two job starts (--delay).
+	Delay time.Duration
+	// Halt stops the run early (--halt); OnHalt is called once when it
+	// does, with Halt.Now, and must stop the intake (and, for now, the
+	// running jobs).
+	Halt   Halt
+	OnHalt func(now bool)
+	// Skip, when set, tells which jobs an earlier run did (--resume); they
+	// yield a Skipped result and do not run.
+	Skip func(seq int64) bool
 
 	window  chan struct{}
 	slots   slots
 	devnull *os.File
+	taken   atomic.Int64
+	halter  halter
+	pace    pacer
+	medians runtimes
+	intake  context.Context
 }
 
 // Run takes items until items is closed or intake ends, runs each as a job
@@ -66,6 +91,9 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 		p.window = make(chan struct{}, p.Window)
 	}
 	p.slots.init(p.Jobs)
+	p.intake = intake
+	p.halter.h = p.Halt
+	p.pace.gap = p.Delay
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -80,18 +108,20 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			p.abandon(items, results)
 			return nil
 		}
+		if p.Skip != nil && p.Skip(item.Seq) {
+			results <- Result{Item: item, Skipped: true}
+			continue
+		}
 		if !p.acquire(intake) {
 			results <- notStarted(item)
 			p.abandon(items, results)
 			return nil
 		}
-		slot := p.slots.take()
+		p.taken.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := p.run(jobCtx, &item, slot)
-			p.slots.put(slot)
-			results <- r
+			results <- p.attempts(jobCtx, &item)
 		}()
 	}
 }
@@ -108,7 +138,9 @@ func notStarted(item input.Item) Result {
 	return Result{Item: item, Status: -1, NotStarted: true}
 }
 
-// acquire waits for a place in the window and a free slot.
+// acquire waits for a place in the window and a free slot. It fails when
+// ctx has ended, even if both were free: a halt or a drain that ended ctx
+// just as a slot came free must not let one more job start.
 func (p *Pool) acquire(ctx context.Context) bool {
 	if p.window != nil {
 		select {
@@ -117,13 +149,16 @@ func (p *Pool) acquire(ctx context.Context) bool {
 			return false
 		}
 	}
-	if !p.slots.wait(ctx) {
-		if p.window != nil {
-			<-p.window
+	if p.slots.wait(ctx) {
+		if ctx.Err() == nil {
+			return true
 		}
-		return false
+		p.slots.release()
 	}
-	return true
+	if p.window != nil {
+		<-p.window
+	}
+	return false
 }
 
 // Release frees the window place held by a result. The output stage calls
@@ -133,6 +168,42 @@ func (p *Pool) Release(r *Result) {
 		r.held = false
 		<-p.window
 	}
+}
+
+// attempts runs a job, and again while it fails and retries are left. Its
+// slot is given back between attempts, so a job waiting to retry does not
+// keep other items from running. The output of failed attempts is dropped:
+// only the last attempt's is kept.
+func (p *Pool) attempts(ctx context.Context, item *input.Item) Result {
+	for attempt := 1; ; attempt++ {
+		slot := p.slots.take()
+		r := p.run(ctx, item, slot)
+		r.Attempts = attempt
+		if r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries || p.intake.Err() != nil {
+			// Halt before the slot is free, so that no new job slips in.
+			if p.halter.finished(r.OK(), p.taken.Load) && p.OnHalt != nil {
+				p.OnHalt(p.Halt.Now)
+			}
+			p.slots.put(slot)
+			return r
+		}
+		p.slots.put(slot)
+		// A retry is a new start: a drain or a halt cancels it.
+		if !sleep(p.intake, backoff(p.RetryDelay, attempt)) || !p.slots.wait(p.intake) {
+			return r
+		}
+		p.discard(&r)
+	}
+}
+
+// discard gives back the output files of a result that will not be written.
+func (p *Pool) discard(r *Result) {
+	for _, f := range []*os.File{r.Stdout, r.Stderr} {
+		if f != nil {
+			p.Spool.Put(f)
+		}
+	}
+	r.Stdout, r.Stderr = nil, nil
 }
 
 // run runs one job to its end.
@@ -162,6 +233,12 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	}
 	env := append(p.Env[:len(p.Env):len(p.Env)],
 		"FAN_SEQ="+strconv.FormatInt(item.Seq, 10), "FAN_SLOT="+strconv.Itoa(slot))
+	if !p.pace.wait(p.intake) {
+		r.Status, r.NotStarted = -1, true
+		p.discard(&r)
+		return r
+	}
+	jctx, timedOut := p.deadline(ctx)
 	pr, err := spawn(&r.Command, env, stdio)
 	if errors.Is(err, syscall.ENOEXEC) {
 		// A script without #!: a shell would run it with itself.
@@ -171,13 +248,22 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	if err != nil {
 		return p.cannotStart(r, err)
 	}
-	ws, _ := pr.wait(ctx, p.TermSeq)
+	ws, _ := pr.wait(jctx, p.TermSeq)
 	r.Runtime = time.Since(r.Start)
+	r.TimedOut = timedOut()
 	switch {
 	case ws.Signaled():
 		r.Status, r.Signal = -1, ws.Signal()
+	case r.TimedOut:
+		r.Status = -1
 	default:
 		r.Status = ws.ExitStatus()
+	}
+	if r.OK() && p.Timeout.Percent > 0 {
+		p.medians.add(r.Runtime)
+	}
+	if r.TimedOut {
+		p.discard(&r) // what a killed job wrote is cut short: GNU parallel drops it too
 	}
 	r.Stdout = p.keep(r.Stdout)
 	r.Stderr = p.keep(r.Stderr)
@@ -258,10 +344,16 @@ func (s *slots) take() int {
 	return len(s.free)
 }
 
+// put frees a slot that take returned.
 func (s *slots) put(slot int) {
 	s.mu.Lock()
 	s.free[slot-1] = true
 	s.mu.Unlock()
+	s.release()
+}
+
+// release undoes a wait.
+func (s *slots) release() {
 	if s.sem != nil {
 		<-s.sem
 	}

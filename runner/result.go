@@ -24,6 +24,13 @@ type Result struct {
 	// NotStarted is set for items taken from the input but never run
 	// because the run was stopped.
 	NotStarted bool
+	// TimedOut is set when --timeout ended the job.
+	TimedOut bool
+	// Attempts is how many times the job ran (--retries).
+	Attempts int
+	// Skipped is set for jobs that an earlier run did (--resume); they are
+	// neither run nor counted.
+	Skipped bool
 	// DryRun is set when the job was only rendered (--dry-run).
 	DryRun  bool
 	Start   time.Time

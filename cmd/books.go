@@ -1,0 +1,68 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+
+	"fan/output"
+)
+
+// books are the files fan keeps about a run: the joblog and the failures
+// file, and what an earlier joblog says is done.
+type books struct {
+	joblog   *output.Joblog
+	failures *output.Failures
+	done     map[int64]int // job number → exit value, from --resume's joblog
+	failed   bool          // --resume-failed: re-run jobs that failed
+}
+
+// openBooks reads the joblog of an earlier run when resuming and creates
+// the joblog and failures files, all before any job starts, so that an
+// unusable path is reported before anything runs.
+func openBooks(o *Options, c *config) (*books, error) {
+	b := &books{failed: o.ResumeFailed}
+	if o.Resume || o.ResumeFailed {
+		done, err := output.ReadJoblog(o.Joblog)
+		if err != nil {
+			return nil, &inputError{fmt.Errorf("--joblog %q cannot be resumed from: %v", o.Joblog, err)}
+		}
+		b.done = done
+	}
+	if o.Joblog != "" {
+		j, err := output.OpenJoblog(o.Joblog, o.Resume || o.ResumeFailed)
+		if err != nil {
+			return nil, usageErrorf("--joblog: cannot write %q: %v (check the path)", o.Joblog, unwrapPath(err))
+		}
+		b.joblog = j
+	}
+	if o.Failures != "" {
+		per := max(o.MaxArgs, 1) * len(c.sources)
+		f, err := output.CreateFailures(o.Failures, c.delim, per)
+		if err != nil {
+			b.close()
+			return nil, usageErrorf("--failures: cannot write %q: %v (check the path)", o.Failures, unwrapPath(err))
+		}
+		b.failures = f
+	}
+	return b, nil
+}
+
+// skip tells whether the earlier run did job seq (nil without --resume).
+func (b *books) skip(seq int64) bool {
+	exit, ok := b.done[seq]
+	if !ok {
+		return false
+	}
+	return !b.failed || exit == 0
+}
+
+func (b *books) close() error {
+	var errs []error
+	if b.joblog != nil {
+		errs = append(errs, b.joblog.Close())
+	}
+	if b.failures != nil {
+		errs = append(errs, b.failures.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,130 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+
+	"fan/runner"
+)
+
+// stderrTailLines is how many of a failed job's last stderr lines go into
+// the failures sidecar.
+const stderrTailLines = 10
+
+// Failures is the dead-letter sink (--failures FILE): the input records of
+// every item that failed for good, timed out, could not start or was never
+// started, each followed by the input's own delimiter, so that
+// `fan -a FILE` (with the same -0/-d, --colsep and -n) re-runs exactly those
+// jobs. Beside it, FILE.jsonl holds one JSON object per failed job for
+// tools.
+type Failures struct {
+	path   string
+	delim  []byte
+	perJob int // records in a full job; a shorter (last) job is written last
+	f, js  *os.File
+	w, jw  *bufio.Writer
+	held   [][]string
+}
+
+// failureRecord is one line of the sidecar.
+type failureRecord struct {
+	Seq        int64    `json:"seq"`
+	Input      []string `json:"input"`
+	Command    string   `json:"command"`
+	ExitStatus int      `json:"exit_status"`
+	Signal     int      `json:"signal"`
+	TimedOut   bool     `json:"timed_out"`
+	NotStarted bool     `json:"not_started"`
+	Attempts   int      `json:"attempts"`
+	DurationS  float64  `json:"duration_s"`
+	Error      string   `json:"error,omitempty"`
+	Stderr     []string `json:"stderr_tail,omitempty"`
+}
+
+// CreateFailures creates (or empties) path and path.jsonl. perJob is the
+// number of records a full job takes.
+func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	js, err := os.Create(path + ".jsonl")
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return &Failures{path: path, delim: delim, perJob: perJob, f: f, js: js,
+		w: bufio.NewWriter(f), jw: bufio.NewWriter(js)}, nil
+}
+
+// Path is where the failures file is.
+func (fl *Failures) Path() string { return fl.path }
+
+// Add records one item that did not succeed.
+func (fl *Failures) Add(r *runner.Result) error {
+	if len(r.Item.Records) < fl.perJob {
+		fl.held = append(fl.held, r.Item.Records) // only the last job can be short
+	} else {
+		fl.writeRecords(r.Item.Records)
+	}
+	rec := failureRecord{
+		Seq: r.Item.Seq, Input: r.Item.Records, ExitStatus: r.Status, Signal: int(r.Signal),
+		TimedOut: r.TimedOut, NotStarted: r.NotStarted, Attempts: r.Attempts,
+		DurationS: r.Runtime.Seconds(), Stderr: tail(r.Stderr, stderrTailLines),
+	}
+	if !r.NotStarted {
+		rec.Command = r.Command.String()
+	}
+	if r.Err != nil {
+		rec.Error = r.Err.Error()
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	fl.jw.Write(append(b, '\n'))
+	return errors.Join(fl.w.Flush(), fl.jw.Flush())
+}
+
+func (fl *Failures) writeRecords(recs []string) {
+	for _, rec := range recs {
+		fl.w.WriteString(rec)
+		fl.w.Write(fl.delim)
+	}
+}
+
+// Close writes a held-back short job and closes both files.
+func (fl *Failures) Close() error {
+	for _, recs := range fl.held {
+		fl.writeRecords(recs)
+	}
+	return errors.Join(fl.w.Flush(), fl.jw.Flush(), fl.f.Close(), fl.js.Close())
+}
+
+// tail returns the last n lines of a captured output file, leaving its
+// offset where it was.
+func tail(f *os.File, n int) []string {
+	if f == nil {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	const most = 4096
+	off := max(st.Size()-most, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return nil
+	}
+	lines := strings.Split(string(bytes.TrimRight(buf, "\n")), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}

@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+)
+
+// maxBackoff caps the wait between retries.
+const maxBackoff = time.Minute
+
+// backoff is the wait before retry number attempt (1 for the first retry):
+// base doubled for each earlier retry, capped, with up to ±25% jitter so
+// that jobs failing together do not retry in lockstep.
+func backoff(base time.Duration, attempt int) time.Duration {
+	if base <= 0 {
+		return 0
+	}
+	d := base
+	for i := 1; i < attempt && d < maxBackoff; i++ {
+		d *= 2
+	}
+	d = min(d, maxBackoff)
+	jitter := time.Duration((rand.Float64() - 0.5) / 2 * float64(d))
+	return d + jitter
+}
+
+// sleep waits for d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// pacer keeps at least gap between job starts (--delay).
+type pacer struct {
+	gap  time.Duration
+	mu   sync.Mutex
+	next time.Time
+}
+
+// wait blocks until this job may start; false when ctx ended first.
+func (p *pacer) wait(ctx context.Context) bool {
+	if p.gap <= 0 {
+		return true
+	}
+	p.mu.Lock()
+	now := time.Now()
+	at := p.next
+	if at.Before(now) {
+		at = now
+	}
+	p.next = at.Add(p.gap)
+	p.mu.Unlock()
+	return sleep(ctx, time.Until(at))
+}
+
+// runtimes keeps the runtimes of successful jobs for --timeout N%.
+type runtimes struct {
+	mu     sync.Mutex
+	sorted []time.Duration
+}
+
+func (r *runtimes) add(d time.Duration) {
+	r.mu.Lock()
+	i, _ := slices.BinarySearch(r.sorted, d)
+	r.sorted = slices.Insert(r.sorted, i, d)
+	r.mu.Unlock()
+}
+
+// median is the median runtime, or 0 before three jobs have succeeded.
+func (r *runtimes) median() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.sorted) < 3 {
+		return 0
+	}
+	return r.sorted[len(r.sorted)/2]
+}
+
+// deadline returns the context a job runs under, with its timeout, and a
+// function that tells afterwards whether the timeout ended the job.
+func (p *Pool) deadline(ctx context.Context) (context.Context, func() bool) {
+	d := p.Timeout.Fixed
+	if p.Timeout.Percent > 0 {
+		if m := p.medians.median(); m > 0 {
+			d = time.Duration(float64(m) * p.Timeout.Percent / 100)
+		}
+	}
+	if d <= 0 {
+		return ctx, func() bool { return false }
+	}
+	jctx, cancel := context.WithTimeoutCause(ctx, d, errTimedOut)
+	return jctx, func() bool {
+		defer cancel()
+		return context.Cause(jctx) == errTimedOut
+	}
+}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string { return "timed out" }
+
+var errTimedOut error = timeoutError{}
