@@ -1,8 +1,174 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
 	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
 )
 
-// scriptCmds are commands the scripts need beyond testscript's own.
-var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+// scriptCmds are commands the scripts need beyond testscript's own:
+//
+//	status N PROG ARGS...   run PROG and require exit status N exactly
+//	bgstatus N              after wait: the last background command exited N
+//	signal SIG              send SIG (INT, TERM, HUP, KILL, ...) to every
+//	                        background command still running
+//	sleep D                 pause for the Go duration D
+//	waitfor PATH [REGEXP]   wait (up to 20s) until PATH exists and, if given,
+//	                        its contents match REGEXP
+//	gone WORD               wait (up to 10s) until no process has WORD as one
+//	                        of its arguments: no job or orphan survived
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"status":   cmdStatus,
+	"bgstatus": cmdBgStatus,
+	"signal":   cmdSignal,
+	"sleep":    cmdSleep,
+	"waitfor":  cmdWaitFor,
+	"gone":     cmdGone,
+}
+
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+func cmdBgStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: bgstatus N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	bg := ts.BackgroundCmds()
+	if len(bg) == 0 {
+		ts.Fatalf("no background command")
+	}
+	st := bg[len(bg)-1].ProcessState
+	if st == nil {
+		ts.Fatalf("the background command has not been waited for (use wait first)")
+	}
+	if st.ExitCode() != want {
+		ts.Fatalf("background command exited %d (%v), want %d", st.ExitCode(), st, want)
+	}
+}
+
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: signal SIG")
+	}
+	sig := unix.SignalNum("SIG" + strings.TrimPrefix(args[0], "SIG"))
+	if sig == 0 {
+		ts.Fatalf("unknown signal %q", args[0])
+	}
+	sent := 0
+	for _, c := range ts.BackgroundCmds() {
+		if c.Process != nil && c.ProcessState == nil {
+			if c.Process.Signal(sig) == nil {
+				sent++
+			}
+		}
+	}
+	if sent == 0 {
+		ts.Fatalf("no running background command to signal")
+	}
+}
+
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
+}
+
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfor PATH [REGEXP]")
+	}
+	var re *regexp.Regexp
+	if len(args) == 2 {
+		re = regexp.MustCompile(args[1])
+	}
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && (re == nil || re.Match(b)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waited 20s for %s (holds %q)", args[0], b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gone WORD")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pids := processesWith(args[0])
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGKILL) // do not leak them past the test
+			}
+			ts.Fatalf("processes with argument %q still running: %v", args[0], pids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processesWith lists the live (not zombie) processes that have word as one
+// of their arguments.
+func processesWith(word string) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(d + "/cmdline")
+		if err != nil || len(cmdline) == 0 {
+			continue
+		}
+		if stat, err := os.ReadFile(d + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+				continue
+			}
+		}
+		for _, a := range bytes.Split(cmdline, []byte{0}) {
+			if string(a) == word {
+				pid, _ := strconv.Atoi(filepath.Base(d))
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}

@@ -1,0 +1,67 @@
+package cmd
+
+import (
+	"github.com/spf13/pflag"
+
+	"fan/runner"
+)
+
+// addFlags registers every flag of fan on f, group by group, in the order
+// --help and the man page list them.
+func addFlags(f *pflag.FlagSet, o *Options) {
+	addInputFlags(f, o)
+	addCommandFlags(f, o)
+	addExecFlags(f, o)
+	addOutputFlags(f, o)
+	addBookkeepingFlags(f, o)
+	f.BoolP("help", "h", false, "show this help")
+	f.Bool("version", false, "print fan's version")
+}
+
+// addInputFlags: where items come from and how they are split and batched.
+func addInputFlags(f *pflag.FlagSet, o *Options) {
+	f.StringArrayVarP(&o.ArgFiles, "arg-file", "a", nil, "read items from `FILE` (- is stdin); repeatable")
+	f.BoolVarP(&o.Null, "null", "0", false, "items end with a NUL byte, not a newline")
+	f.StringVarP(&o.Delimiter, "delimiter", "d", "", "items end with `DELIM` (\\n \\t \\0 \\\\ \\xHH understood)")
+	f.StringVar(&o.Colsep, "colsep", "", "split each item into columns {1} {2} ... at `REGEX`")
+	f.BoolVarP(&o.NoRunIfEmpty, "no-run-if-empty", "r", false, "skip items that are empty or only blanks")
+	f.IntVarP(&o.MaxArgs, "max-args", "n", 0, "put up to `N` items in each job ({} is all, {1}..{N} each)")
+	f.BoolVar(&o.Link, "link", false, "zip several input sources instead of combining every item of each")
+}
+
+// addCommandFlags: how each job's command is built.
+func addCommandFlags(f *pflag.FlagSet, o *Options) {
+	f.StringVarP(&o.Replace, "replace", "I", "", "use `STR` instead of {} for the whole item")
+	f.StringVar(&o.Shell, "shell", "/bin/sh", "run commands that need a shell with `PATH`")
+	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands instead of running them")
+	f.BoolVarP(&o.Verbose, "verbose", "t", false, "print each command on stderr before it runs")
+}
+
+// addExecFlags: how many jobs run, and how they are timed, retried and
+// stopped.
+func addExecFlags(f *pflag.FlagSet, o *Options) {
+	f.StringVarP(&o.Jobs, "jobs", "j", "", "run `N` jobs at once: N, N% or +N/-N of the CPUs, 0 = no limit (default: CPU count)")
+	f.StringVarP(&o.Jobs, "max-procs", "P", "", "same as --jobs")
+	f.Lookup("max-procs").Hidden = true
+	f.StringVar(&o.TermSeq, "termseq", runner.DefaultTermSeq, "how to stop a job: `SEQ` of signals and milliseconds to wait")
+	f.StringVar(&o.Timeout, "timeout", "", "kill a job running longer than `D` (30, 1.5s, 2m, or N% of the median runtime)")
+	f.IntVar(&o.Retries, "retries", 0, "run a failing job up to `N` times in all")
+	f.StringVar(&o.RetryDelay, "retry-delay", "", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
+	f.StringVar(&o.Delay, "delay", "", "start jobs at least `D` apart")
+	f.StringVar(&o.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
+}
+
+// addOutputFlags: how job output reaches fan's stdout and stderr.
+func addOutputFlags(f *pflag.FlagSet, o *Options) {
+	f.BoolVarP(&o.KeepOrder, "keep-order", "k", false, "write results in input order (jobs still run in parallel)")
+	f.BoolVar(&o.Group, "group", true, "write each job's output whole when it ends (the default)")
+	f.BoolVarP(&o.Ungroup, "ungroup", "u", false, "let jobs write straight to stdout and stderr (fastest; lines may mix)")
+}
+
+// addBookkeepingFlags: the records fan keeps of a run.
+func addBookkeepingFlags(f *pflag.FlagSet, o *Options) {
+	f.StringVar(&o.Failures, "failures", "", "write every item that did not succeed to `FILE` (and FILE.jsonl), ready for fan -a FILE")
+	f.StringVar(&o.Joblog, "joblog", "", "log each job to `FILE` in GNU parallel's format")
+	f.BoolVar(&o.Resume, "resume", false, "with --joblog: skip the jobs the log shows as run")
+	f.BoolVar(&o.ResumeFailed, "resume-failed", false, "with --joblog: skip the jobs the log shows as succeeded, re-run the failed ones")
+}
