@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,21 +20,25 @@ import (
 // scriptCmds are commands the scripts need beyond testscript's own:
 //
 //	status N PROG ARGS...   run PROG and require exit status N exactly
-//	bgstatus N              after wait: the last background command exited N
-//	signal SIG              send SIG (INT, TERM, HUP, KILL, ...) to every
-//	                        background command still running
+//	start PROG ARGS...      start PROG in the background, its stdout and
+//	                        stderr going to the files bg.stdout, bg.stderr
+//	signal SIG              send SIG (INT, TERM, HUP, KILL, ...) to the
+//	                        program start started
+//	finish N                wait (up to 60s) for that program to end and
+//	                        require exit status N exactly
 //	sleep D                 pause for the Go duration D
 //	waitfor PATH [REGEXP]   wait (up to 20s) until PATH exists and, if given,
 //	                        its contents match REGEXP
 //	gone WORD               wait (up to 10s) until no process has WORD as one
 //	                        of its arguments: no job or orphan survived
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"status":   cmdStatus,
-	"bgstatus": cmdBgStatus,
-	"signal":   cmdSignal,
-	"sleep":    cmdSleep,
-	"waitfor":  cmdWaitFor,
-	"gone":     cmdGone,
+	"status":  cmdStatus,
+	"start":   cmdStart,
+	"finish":  cmdFinish,
+	"signal":  cmdSignal,
+	"sleep":   cmdSleep,
+	"waitfor": cmdWaitFor,
+	"gone":    cmdGone,
 }
 
 func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
@@ -56,22 +61,91 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-func cmdBgStatus(ts *testscript.TestScript, neg bool, args []string) {
+// started holds the program that start started, per script.
+var started sync.Map // *testscript.TestScript → *startedCmd
+
+type startedCmd struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: start PROG [ARGS...]")
+	}
+	path := args[0]
+	if !strings.Contains(path, "/") {
+		dirs := filepath.SplitList(ts.Getenv("PATH"))
+		path = ""
+		for _, d := range dirs {
+			if st, err := os.Stat(filepath.Join(d, args[0])); err == nil && !st.IsDir() {
+				path = filepath.Join(d, args[0])
+				break
+			}
+		}
+		if path == "" {
+			ts.Fatalf("start: %s not found on PATH", args[0])
+		}
+	}
+	c := exec.Command(path, args[1:]...)
+	c.Dir = ts.Getenv("WORK")
+	c.Env = os.Environ()
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK"} {
+		c.Env = append(c.Env, k+"="+ts.Getenv(k))
+	}
+	out, err := os.Create(ts.MkAbs("bg.stdout"))
+	ts.Check(err)
+	errf, err := os.Create(ts.MkAbs("bg.stderr"))
+	ts.Check(err)
+	c.Stdout, c.Stderr = out, errf
+	ts.Check(c.Start())
+	sc := &startedCmd{cmd: c, done: make(chan struct{})}
+	go func() {
+		sc.err = c.Wait()
+		out.Close()
+		errf.Close()
+		close(sc.done)
+	}()
+	started.Store(ts, sc)
+	ts.Defer(func() {
+		c.Process.Kill()
+		<-sc.done
+		started.Delete(ts)
+	})
+}
+
+func startedBy(ts *testscript.TestScript) *startedCmd {
+	v, ok := started.Load(ts)
+	if !ok {
+		ts.Fatalf("no program was started (use start first)")
+	}
+	return v.(*startedCmd)
+}
+
+func cmdFinish(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: bgstatus N")
+		ts.Fatalf("usage: finish N")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	bg := ts.BackgroundCmds()
-	if len(bg) == 0 {
-		ts.Fatalf("no background command")
+	sc := startedBy(ts)
+	select {
+	case <-sc.done:
+	case <-time.After(60 * time.Second):
+		ts.Fatalf("the started program has not ended after 60s")
 	}
-	st := bg[len(bg)-1].ProcessState
-	if st == nil {
-		ts.Fatalf("the background command has not been waited for (use wait first)")
+	ts.Logf("[bg.stdout]\n%s[bg.stderr]\n%s", ts.ReadFile("bg.stdout"), ts.ReadFile("bg.stderr"))
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(sc.err, &ee):
+		got = ee.ExitCode()
+	case sc.err != nil:
+		ts.Fatalf("%v", sc.err)
 	}
-	if st.ExitCode() != want {
-		ts.Fatalf("background command exited %d (%v), want %d", st.ExitCode(), st, want)
+	if got != want {
+		ts.Fatalf("the started program exited %d (%v), want %d", got, sc.err, want)
 	}
 }
 
@@ -83,17 +157,13 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if sig == 0 {
 		ts.Fatalf("unknown signal %q", args[0])
 	}
-	sent := 0
-	for _, c := range ts.BackgroundCmds() {
-		if c.Process != nil && c.ProcessState == nil {
-			if c.Process.Signal(sig) == nil {
-				sent++
-			}
-		}
+	sc := startedBy(ts)
+	select {
+	case <-sc.done:
+		ts.Fatalf("the started program has already ended")
+	default:
 	}
-	if sent == 0 {
-		ts.Fatalf("no running background command to signal")
-	}
+	ts.Check(sc.cmd.Process.Signal(sig))
 }
 
 func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {

@@ -48,6 +48,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 	f.IntVar(&o.Retries, "retries", 0, "run a failing job up to `N` times in all")
 	f.StringVar(&o.RetryDelay, "retry-delay", "", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
 	f.StringVar(&o.Delay, "delay", "", "start jobs at least `D` apart")
+	f.StringVar(&o.DrainTimeout, "drain-timeout", "", "after Ctrl-C, let running jobs finish for at most `D`, then stop them")
 	f.StringVar(&o.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
 }
 

@@ -34,6 +34,7 @@ type Options struct {
 	RetryDelay   string
 	Delay        string
 	Halt         string
+	DrainTimeout string
 	Failures     string
 	Joblog       string
 	Resume       bool
@@ -89,6 +90,9 @@ type config struct {
 	retryGap time.Duration
 	delay    time.Duration
 	halt     runner.Halt
+	// drainTimeout is how long a drain may last before running jobs are
+	// terminated; 0 is forever.
+	drainTimeout time.Duration
 }
 
 // check validates the options before anything runs.
@@ -134,6 +138,11 @@ func (o *Options) check() (*config, error) {
 	if o.Delay != "" {
 		if c.delay, err = runner.ParseDuration(o.Delay); err != nil {
 			return nil, usageErrorf("--delay: %v", err)
+		}
+	}
+	if o.DrainTimeout != "" {
+		if c.drainTimeout, err = runner.ParseDuration(o.DrainTimeout); err != nil {
+			return nil, usageErrorf("--drain-timeout: %v", err)
 		}
 	}
 	if o.Retries < 0 {

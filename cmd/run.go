@@ -39,6 +39,8 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	defer stopIntake()
 	jobCtx, stopJobs := context.WithCancel(context.Background())
 	defer stopJobs()
+	killCtx, killJobs := context.WithCancel(context.Background())
+	defer killJobs()
 
 	queue := 4 * c.jobs
 	if c.jobs == 0 {
@@ -61,6 +63,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		Delay:      c.delay,
 		Halt:       c.halt,
 		Skip:       books.skip,
+		Kill:       killCtx,
 		OnHalt: func(now bool) {
 			halted.Store(true)
 			stopIntake()
@@ -95,8 +98,23 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		sink.Spool = spool
 	}
 
-	sig := watchSignals(stderr, stopIntake, stopJobs)
-	defer sig.stop()
+	notices := make(chan string, 8)
+	sink.Notices = notices
+	drain := &drain{
+		timeout: c.drainTimeout,
+		running: pool.Running,
+		notify: func(msg string) {
+			select {
+			case notices <- msg:
+			default: // the sink is stuck on a write: the message is not worth a hang
+			}
+		},
+		stopIntake: stopIntake,
+		terminate:  stopJobs,
+		kill:       killJobs,
+	}
+	stopSignals := watchSignals(drain)
+	defer stopSignals()
 
 	readErr := make(chan error, 1)
 	go func() { readErr <- reader.Run(intake, items) }()
@@ -108,7 +126,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if cerr := books.close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	return outcome{stats: stats, err: err, interrupted: sig.interrupted(), halted: halted.Load(), halt: c.halt}
+	return outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt}
 }
 
 // jobEnv is fan's environment without a FAN_SEQ or FAN_SLOT of an outer fan.

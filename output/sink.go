@@ -39,6 +39,9 @@ type Sink struct {
 	// Announce, when set, carries commands about to start, printed on
 	// stderr (-t).
 	Announce <-chan runner.Command
+	// Notices, when set, carries messages for the user (the drain's),
+	// printed on stderr as they come.
+	Notices <-chan string
 	// Joblog, when set, gets a line per job (--joblog).
 	Joblog *Joblog
 	// Failures, when set, gets every item that did not succeed.
@@ -65,6 +68,11 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 		case c := <-announce:
 			s.write(s.Stderr, func(w io.Writer) error {
 				_, err := io.WriteString(w, c.String()+"\n")
+				return err
+			})
+		case msg := <-s.Notices:
+			s.write(s.Stderr, func(w io.Writer) error {
+				_, err := io.WriteString(w, msg+"\n")
 				return err
 			})
 		case r, ok := <-results:

@@ -60,6 +60,9 @@ type Pool struct {
 	// running jobs).
 	Halt   Halt
 	OnHalt func(now bool)
+	// Kill, when set and ended, cuts every termination sequence short:
+	// jobs being terminated are killed with SIGKILL at once.
+	Kill context.Context
 	// Skip, when set, tells which jobs an earlier run did (--resume); they
 	// yield a Skipped result and do not run.
 	Skip func(seq int64) bool
@@ -68,6 +71,7 @@ type Pool struct {
 	slots   slots
 	devnull *os.File
 	taken   atomic.Int64
+	running atomic.Int64
 	halter  halter
 	pace    pacer
 	medians runtimes
@@ -124,6 +128,17 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			results <- p.attempts(jobCtx, &item)
 		}()
 	}
+}
+
+// Running is the number of jobs running now. It is safe to call from any
+// goroutine.
+func (p *Pool) Running() int { return int(p.running.Load()) }
+
+func (p *Pool) kill() context.Context {
+	if p.Kill == nil {
+		return context.Background()
+	}
+	return p.Kill
 }
 
 // abandon reports every item still coming from the input as not started.
@@ -248,7 +263,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	if err != nil {
 		return p.cannotStart(r, err)
 	}
-	ws, _ := pr.wait(jctx, p.TermSeq)
+	p.running.Add(1)
+	ws, _ := pr.wait(jctx, p.kill(), p.TermSeq)
+	p.running.Add(-1)
 	r.Runtime = time.Since(r.Start)
 	r.TimedOut = timedOut()
 	switch {

@@ -51,12 +51,13 @@ func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 }
 
 // wait waits for the job's leader to exit, applying seq to the group if ctx
-// ends first. Once the leader has exited, whatever it left in its group is
-// killed; then the leader is reaped. The group cannot be reused before that,
-// because the unreaped leader keeps its id.
-func (p *proc) wait(ctx context.Context, seq TermSeq) (syscall.WaitStatus, *syscall.Rusage) {
+// ends first; if kill ends during the sequence, the group is killed at once.
+// Once the leader has exited, whatever it left in its group is killed; then
+// the leader is reaped. The group cannot be reused before that, because the
+// unreaped leader keeps its id.
+func (p *proc) wait(ctx, kill context.Context, seq TermSeq) (syscall.WaitStatus, *syscall.Rusage) {
 	if !p.awaitExit(ctx, 0) {
-		p.terminate(seq)
+		p.terminate(kill, seq)
 	}
 	p.signal(unix.SIGKILL)
 	var ws syscall.WaitStatus
@@ -80,11 +81,14 @@ func (p *proc) signal(sig syscall.Signal) {
 }
 
 // terminate walks the termination sequence until the leader exits; if it
-// outlives the sequence, the group is killed and awaited.
-func (p *proc) terminate(seq TermSeq) {
+// outlives the sequence, or kill ends first, the group is killed and awaited.
+func (p *proc) terminate(kill context.Context, seq TermSeq) {
 	for _, step := range seq {
+		if kill.Err() != nil {
+			break
+		}
 		p.signal(step.Signal)
-		if p.awaitExit(context.Background(), max(step.Wait, time.Millisecond)) {
+		if p.awaitExit(kill, max(step.Wait, time.Millisecond)) {
 			return
 		}
 	}
