@@ -23,8 +23,8 @@ type outcome struct {
 	stats       output.Stats
 	err         error
 	interrupted bool        // a signal cut the run short
-	halted      bool        // --halt fired
-	halt        runner.Halt // the --halt condition
+	halted      *runner.Halted // how the run stood when --halt fired, or nil
+	halt        runner.Halt    // the --halt condition
 }
 
 // exitStatus is the one place where the outcome of a run becomes fan's exit
@@ -32,7 +32,6 @@ type outcome struct {
 func exitStatus(o outcome) int {
 	var ue *usageError
 	var ie *inputError
-	s := o.stats
 	switch {
 	case errors.As(o.err, &ue), errors.As(o.err, &ie):
 		return exitError
@@ -42,14 +41,30 @@ func exitStatus(o outcome) int {
 		return exitError
 	case o.interrupted:
 		return exitInterrupted
-	case o.halted && o.halt.Why == "success":
-		return exitOK
-	case o.halted && o.halt.Why == "fail" && !o.halt.Percent && o.halt.Count == 1:
-		return s.FirstFailure // GNU parallel: the failing job's own status
-	case o.halt.Percent && o.halt.Why == "fail" && s.OK+s.Failed > 0:
-		return int(math.Round(100 * float64(s.Failed) / float64(s.OK+s.Failed)))
-	case s.Failed > 100:
-		return exitManyFailed
+	case o.halt.Why != "":
+		return haltStatus(o.halt, o.halted, o.stats)
 	}
-	return int(s.Failed)
+	return min(int(o.stats.Failed), exitManyFailed)
+}
+
+// haltStatus is GNU parallel's exit status under --halt: when the condition
+// was met, for success 0; for fail or done, the status of the job that met a
+// count of 1, else the failed jobs as a percentage of all jobs (rounded up)
+// or as a count. When it was never met, the failed jobs as a percentage of
+// those started, or as a count.
+func haltStatus(h runner.Halt, at *runner.Halted, s output.Stats) int {
+	failed, total := int(s.Failed), int(s.OK+s.Failed)
+	if at != nil {
+		switch {
+		case h.Why == "success":
+			return exitOK
+		case !h.Percent && h.Count == 1:
+			return at.Status
+		}
+		failed, total = at.Failed, at.Total
+	}
+	if h.Percent {
+		return int(math.Ceil(100 * float64(failed) / float64(max(total, 1))))
+	}
+	return min(failed, exitManyFailed)
 }

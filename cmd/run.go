@@ -49,7 +49,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
 	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty}
-	var halted atomic.Bool
+	var halted atomic.Pointer[runner.Halted]
 	pool := &runner.Pool{
 		Jobs:       c.jobs,
 		Template:   c.template,
@@ -64,13 +64,18 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		Halt:       c.halt,
 		Skip:       books.skip,
 		Kill:       killCtx,
-		OnHalt: func(now bool) {
-			halted.Store(true)
+		OnHalt: func(h *runner.Halted) {
+			halted.Store(h)
 			stopIntake()
-			if now {
+			if c.halt.Now {
 				stopJobs()
 			}
 		},
+	}
+	if c.halt.Percent {
+		// As GNU parallel: a percentage of the jobs needs their number.
+		reader.Prefetch = true
+		pool.Total = reader.Count
 	}
 	var spool *output.Spool
 	if !o.Ungroup {

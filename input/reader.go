@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"sync/atomic"
 )
 
 // Reader is the input stage: it combines its sources, splits columns,
@@ -20,10 +21,20 @@ type Reader struct {
 	MaxArgs int
 	// SkipBlank drops records that hold only blanks (-r).
 	SkipBlank bool
+	// Prefetch reads the whole input before sending the first item, so
+	// that the number of jobs is known from the start (--halt with a
+	// percentage needs it, as in GNU parallel).
+	Prefetch bool
 
-	ts  tuples
-	seq int64
+	ts    tuples
+	seq   int64
+	count atomic.Int64
 }
+
+// Count is the number of items read so far; with Prefetch, once the first
+// item has been sent, the number of items in all. It is safe to call from
+// any goroutine.
+func (r *Reader) Count() int64 { return r.count.Load() }
 
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
@@ -53,6 +64,14 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			}
 		}
 	}()
+	var held []Item // with Prefetch: everything read, until the end of input
+	flush := func() {
+		for _, item := range held {
+			out <- item // the consumer drains out until it is closed
+		}
+		held = nil
+	}
+	defer flush()
 	for {
 		var n next
 		select {
@@ -62,7 +81,8 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			select {
 			case n = <-read:
 				if n.err == nil {
-					out <- n.item
+					r.count.Add(1)
+					held = append(held, n.item)
 				}
 			default:
 			}
@@ -73,6 +93,11 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		}
 		if n.err != nil {
 			return n.err
+		}
+		r.count.Add(1)
+		if r.Prefetch {
+			held = append(held, n.item)
+			continue
 		}
 		select {
 		case out <- n.item:

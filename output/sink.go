@@ -138,6 +138,13 @@ func (s *Sink) emit(r *runner.Result) {
 			return err
 		})
 	}
+	if r.TimedOut {
+		s.write(s.Stderr, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "fan: job %d timed out after %.1fs and was stopped: %s\n",
+				r.Item.Seq, r.Runtime.Seconds(), r.Command.String())
+			return err
+		})
+	}
 	if s.Release != nil {
 		s.Release(r)
 	}

@@ -65,6 +65,17 @@ func ParseHalt(s string) (Halt, error) {
 	return h, nil
 }
 
+// Halted is what the run looked like when a Halt condition was met: what
+// GNU parallel's exit status for --halt is computed from.
+type Halted struct {
+	// Failed is how many jobs had failed, and Total how many jobs the run
+	// has in all (for a percentage) or had started so far.
+	Failed, Total int
+	// Status is the exit status of the job that met the condition, with
+	// 128 added to a signal that ended it, as a shell reports it.
+	Status int
+}
+
 // halter counts finished jobs and says when a Halt condition is met.
 type halter struct {
 	h          Halt
@@ -73,21 +84,23 @@ type halter struct {
 	fired      bool
 }
 
-// finished records a job's end and reports whether the run must halt now
-// (only the first time the condition is met).
-func (t *halter) finished(ok bool, total func() int64) bool {
+// finished records the end of job r and returns a non-nil Halted the first
+// time the condition is met. total is the number of jobs in the run: all of
+// them for a percentage (the input is read whole first, as GNU parallel
+// does), or those started so far.
+func (t *halter) finished(r *Result, total func() int64) *Halted {
 	if t.h.Why == "" {
-		return false
+		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if ok {
+	if r.OK() {
 		t.ok++
 	} else {
 		t.failed++
 	}
 	if t.fired {
-		return false
+		return nil
 	}
 	n := t.failed
 	switch t.h.Why {
@@ -96,10 +109,18 @@ func (t *halter) finished(ok bool, total func() int64) bool {
 	case "done":
 		n = t.ok + t.failed
 	}
+	all := total()
 	limit := t.h.Count
 	if t.h.Percent {
-		limit = t.h.Count / 100 * float64(total())
+		limit = t.h.Count / 100 * float64(all)
 	}
-	t.fired = float64(n) >= limit && n > 0
-	return t.fired
+	if n == 0 || float64(n) < limit {
+		return nil
+	}
+	t.fired = true
+	status := r.Status
+	if r.Signal != 0 {
+		status = 128 + int(r.Signal)
+	}
+	return &Halted{Failed: t.failed, Total: int(all), Status: status}
 }

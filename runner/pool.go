@@ -56,10 +56,12 @@ type Pool struct {
 	// Delay is the least time between two job starts (--delay).
 	Delay time.Duration
 	// Halt stops the run early (--halt); OnHalt is called once when it
-	// does, with Halt.Now, and must stop the intake (and, for now, the
-	// running jobs).
+	// does and must stop the intake (and, with Halt.Now, the running jobs).
 	Halt   Halt
-	OnHalt func(now bool)
+	OnHalt func(*Halted)
+	// Total, when set, is the number of jobs in the run, for a Halt
+	// percentage; without it, the jobs started so far count.
+	Total func() int64
 	// Kill, when set and ended, cuts every termination sequence short:
 	// jobs being terminated are killed with SIGKILL at once.
 	Kill context.Context
@@ -125,7 +127,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results <- p.attempts(jobCtx, &item)
+			p.attempts(jobCtx, &item, results)
 		}()
 	}
 }
@@ -185,27 +187,35 @@ func (p *Pool) Release(r *Result) {
 	}
 }
 
-// attempts runs a job, and again while it fails and retries are left. Its
-// slot is given back between attempts, so a job waiting to retry does not
-// keep other items from running. The output of failed attempts is dropped:
-// only the last attempt's is kept.
-func (p *Pool) attempts(ctx context.Context, item *input.Item) Result {
+// attempts runs a job, and again while it fails and retries are left, and
+// sends its Result. Its slot is given back between attempts, so a job
+// waiting to retry does not keep other items from running. The output of
+// failed attempts is dropped: only the last attempt's is kept.
+func (p *Pool) attempts(ctx context.Context, item *input.Item, results chan<- Result) {
 	for attempt := 1; ; attempt++ {
 		slot := p.slots.take()
 		r := p.run(ctx, item, slot)
 		r.Attempts = attempt
 		if r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries || p.intake.Err() != nil {
 			// Halt before the slot is free, so that no new job slips in.
-			if p.halter.finished(r.OK(), p.taken.Load) && p.OnHalt != nil {
-				p.OnHalt(p.Halt.Now)
+			total := p.Total
+			if total == nil {
+				total = p.taken.Load
 			}
+			if h := p.halter.finished(&r, total); h != nil && p.OnHalt != nil {
+				p.OnHalt(h)
+			}
+			// Hand the result over before the slot is free, so that results
+			// arrive in the order the jobs ended (with -j1, input order).
+			results <- r
 			p.slots.put(slot)
-			return r
+			return
 		}
 		p.slots.put(slot)
 		// A retry is a new start: a drain or a halt cancels it.
 		if !sleep(p.intake, backoff(p.RetryDelay, attempt)) || !p.slots.wait(p.intake) {
-			return r
+			results <- r
+			return
 		}
 		p.discard(&r)
 	}
@@ -267,12 +277,18 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	ws, _ := pr.wait(jctx, p.kill(), p.TermSeq)
 	p.running.Add(-1)
 	r.Runtime = time.Since(r.Start)
+	killed := jctx.Err() != nil // fan ended the job: timeout, drain or halt
 	r.TimedOut = timedOut()
 	switch {
-	case ws.Signaled():
-		r.Status, r.Signal = -1, ws.Signal()
-	case r.TimedOut:
+	case killed:
+		// GNU parallel logs a job it killed with Exitval -1.
 		r.Status = -1
+		if ws.Signaled() {
+			r.Signal = ws.Signal()
+		}
+	case ws.Signaled():
+		// A job that a signal ended on its own: Exitval 0, as GNU parallel.
+		r.Status, r.Signal = 0, ws.Signal()
 	default:
 		r.Status = ws.ExitStatus()
 	}

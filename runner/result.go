@@ -14,8 +14,10 @@ type Result struct {
 	Item    input.Item
 	Slot    int
 	Command Command
-	// Status is the exit status; -1 when the job was killed by a signal,
-	// could not start or was not started.
+	// Status is the exit status, as GNU parallel's joblog has it: -1 when
+	// fan killed the job (timeout, drain, halt) or it was not started, 0
+	// when a signal ended it on its own (see Signal), 126 or 127 when it
+	// could not start.
 	Status int
 	// Signal is the signal that ended the job, or 0.
 	Signal syscall.Signal
@@ -45,5 +47,5 @@ type Result struct {
 
 // OK reports whether the job ran and exited 0.
 func (r *Result) OK() bool {
-	return !r.NotStarted && r.Err == nil && r.Status == 0
+	return !r.NotStarted && r.Err == nil && r.Status == 0 && r.Signal == 0
 }
