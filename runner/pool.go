@@ -295,9 +295,6 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	if r.OK() && p.Timeout.Percent > 0 {
 		p.medians.add(r.Runtime)
 	}
-	if r.TimedOut {
-		p.discard(&r) // what a killed job wrote is cut short: GNU parallel drops it too
-	}
 	r.Stdout = p.keep(r.Stdout)
 	r.Stderr = p.keep(r.Stderr)
 	return r
