@@ -31,6 +31,10 @@ import (
 //	                        its contents match REGEXP
 //	gone WORD               wait (up to 10s) until no process has WORD as one
 //	                        of its arguments: no job or orphan survived
+//	spooled DIR             the last background command (which must be fan
+//	                        itself, not a shell around it) holds open files
+//	                        in DIR that are all unlinked, and DIR has no
+//	                        entries: spool files leave nothing behind
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"status":  cmdStatus,
 	"start":   cmdStart,
@@ -39,6 +43,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"sleep":   cmdSleep,
 	"waitfor": cmdWaitFor,
 	"gone":    cmdGone,
+	"spooled": cmdSpooled,
 }
 
 func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
@@ -241,4 +246,38 @@ func processesWith(word string) []int {
 		}
 	}
 	return pids
+}
+
+func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: spooled DIR")
+	}
+	bg := ts.BackgroundCmds()
+	if len(bg) == 0 {
+		ts.Fatalf("no background command")
+	}
+	dir := ts.MkAbs(args[0])
+	fdDir := "/proc/" + strconv.Itoa(bg[len(bg)-1].Process.Pid) + "/fd"
+	fds, err := os.ReadDir(fdDir)
+	ts.Check(err)
+	held := 0
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
+		if err != nil || !strings.HasPrefix(target, dir+"/") {
+			continue
+		}
+		if !strings.HasSuffix(target, " (deleted)") {
+			ts.Fatalf("fan holds %s, which is not unlinked", target)
+		}
+		held++
+	}
+	if held == 0 {
+		ts.Fatalf("fan holds no file in %s", args[0])
+	}
+	entries, err := os.ReadDir(dir)
+	ts.Check(err)
+	if len(entries) > 0 {
+		ts.Fatalf("%s holds %s", args[0], entries[0].Name())
+	}
+	ts.Logf("fan holds %d unlinked files in %s", held, args[0])
 }

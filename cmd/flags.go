@@ -57,6 +57,11 @@ func addOutputFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVarP(&o.KeepOrder, "keep-order", "k", false, "write results in input order (jobs still run in parallel)")
 	f.BoolVar(&o.Group, "group", true, "write each job's output whole when it ends (the default)")
 	f.BoolVarP(&o.Ungroup, "ungroup", "u", false, "let jobs write straight to stdout and stderr (fastest; lines may mix)")
+	f.BoolVar(&o.LineBuffer, "line-buffer", false, "write whole lines as jobs produce them (lines never mix)")
+	f.BoolVar(&o.LineBuffer, "lb", false, "same as --line-buffer")
+	f.BoolVar(&o.Tag, "tag", false, "start each output line with the job's input and a tab")
+	f.StringVar(&o.TagString, "tagstring", "", "start each output line with `STR` (replacement strings allowed) and a tab")
+	f.StringVar(&o.Results, "results", "", "also save each job's stdout, stderr and exit status under `DIR`")
 }
 
 // addBookkeepingFlags: the records fan keeps of a run.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"regexp"
 	"runtime"
+	"strings"
 	"time"
 
 	"fan/input"
@@ -28,6 +29,10 @@ type Options struct {
 	Verbose      bool
 	Ungroup      bool
 	Group        bool
+	LineBuffer   bool
+	Tag          bool
+	TagString    string
+	Results      string
 	TermSeq      string
 	Timeout      string
 	Retries      int
@@ -157,6 +162,9 @@ func (o *Options) check() (*config, error) {
 	if o.Ungroup && o.KeepOrder {
 		return nil, usageErrorf("-u and -k cannot be used together (ungrouped output has no order to keep)")
 	}
+	if err := o.checkUngroup(); err != nil {
+		return nil, err
+	}
 	for _, f := range o.ArgFiles {
 		c.sources = append(c.sources, sourceSpec{file: f})
 	}
@@ -166,4 +174,35 @@ func (o *Options) check() (*config, error) {
 	}
 	c.template = runner.NewTemplate(runner.TemplateOptions{Words: o.Command, Replace: o.Replace, Shell: o.Shell})
 	return c, nil
+}
+
+// checkUngroup refuses the output flags that need captured output when
+// jobs write straight to fan's stdout (-u). GNU parallel accepts them and
+// silently does without: no tags, empty --results files.
+func (o *Options) checkUngroup() error {
+	if !o.Ungroup {
+		return nil
+	}
+	switch {
+	case o.LineBuffer:
+		return usageErrorf("-u and --line-buffer cannot be used together (pick one)")
+	case o.Tag || o.TagString != "":
+		return usageErrorf("-u and --tag cannot be used together (ungrouped output passes fan by; use --line-buffer --tag for tagged lines as they come)")
+	case o.Results != "":
+		return usageErrorf("-u and --results cannot be used together (ungrouped output is not captured, so there is nothing to save)")
+	}
+	return nil
+}
+
+// tagger returns what starts each output line of a job (--tag,
+// --tagstring), or nil.
+func (o *Options) tagger() func(*runner.Result) string {
+	switch {
+	case o.TagString != "":
+		t := runner.NewText(o.TagString, o.Replace)
+		return func(r *runner.Result) string { return t.Render(&r.Item, r.Slot) }
+	case o.Tag:
+		return func(r *runner.Result) string { return strings.Join(r.Item.Args, " ") }
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,9 +16,18 @@ import (
 	"fan/runner"
 )
 
-// window is how many results may be started but not yet written: the
-// distance -k lets fast jobs run ahead of a slow one.
-const window = 4096
+// defaultWindow is how many results may be finished but not yet written:
+// the distance -k lets fast jobs run ahead of a slow one. FAN_WINDOW
+// changes it (for tests).
+const defaultWindow = 4096
+
+// window is FAN_WINDOW if it is a positive number, else defaultWindow.
+func window() int {
+	if n, err := strconv.Atoi(os.Getenv("FAN_WINDOW")); err == nil && n > 0 {
+		return n
+	}
+	return defaultWindow
+}
 
 // run wires the three stages together and runs them to the end.
 func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
@@ -56,7 +66,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		Env:        jobEnv(os.Environ()),
 		DryRun:     o.DryRun,
 		TermSeq:    c.termSeq,
-		Window:     window + c.jobs,
+		Window:     window() + c.jobs,
 		Timeout:    c.timeout,
 		Retries:    o.Retries,
 		RetryDelay: c.retryGap,
@@ -79,7 +89,11 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	var spool *output.Spool
 	if !o.Ungroup {
-		spool = output.NewSpool("", 2*c.jobs+8)
+		keep := 2*c.jobs + 8
+		if o.LineBuffer {
+			keep = 0 // the sink reads a job's files after the pool gives them back
+		}
+		spool = output.NewSpool("", keep)
 		defer spool.Close()
 		pool.Spool = spool
 	}
@@ -91,16 +105,24 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	var writeErr sync.Once
 	sink := &output.Sink{
 		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
-		Release:  pool.Release,
-		Announce: announce,
-		Joblog:   books.joblog,
-		Failures: books.failures,
+		LineBuffer: o.LineBuffer,
+		Tag:        o.tagger(),
+		Release:    pool.Release,
+		Announce:   announce,
+		Joblog:     books.joblog,
+		Failures:   books.failures,
 		OnError: func(error) {
 			writeErr.Do(func() { stopIntake(); stopJobs() })
 		},
 	}
 	if spool != nil {
 		sink.Spool = spool
+	}
+	if o.Results != "" {
+		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources)}
+	}
+	if o.LineBuffer {
+		pool.Started = sink.StartHook()
 	}
 
 	notices := make(chan string, 8)

@@ -8,35 +8,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// copyFile writes the rest of src, a regular file, to dst. The kernel moves
-// the bytes (sendfile); where it cannot, they are copied through memory.
-func copyFile(dst, src *os.File) error {
-	off, err := src.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return err
-	}
-	st, err := src.Stat()
-	if err != nil {
-		return err
-	}
-	size := st.Size()
+// copyRange writes the bytes of src, a regular file, from off up to end to
+// dst. The kernel moves them (sendfile); where it cannot, they are copied
+// through memory. src's file offset is neither used nor moved: a job may
+// still be writing through it.
+func copyRange(dst, src *os.File, off, end int64) error {
 	rc, err := dst.SyscallConn()
 	if err != nil {
-		return copyPlain(dst, src, off)
+		return copyPlain(dst, src, off, end)
 	}
 	in := int(src.Fd())
-	for off < size {
+	for off < end {
 		var n int
 		var serr error
 		err := rc.Write(func(fd uintptr) bool {
-			n, serr = unix.Sendfile(int(fd), in, &off, int(min(size-off, 1<<30)))
+			n, serr = unix.Sendfile(int(fd), in, &off, int(min(end-off, 1<<30)))
 			return serr != unix.EAGAIN
 		})
 		if err == nil {
 			err = serr
 		}
 		if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-			return copyPlain(dst, src, off)
+			return copyPlain(dst, src, off, end)
 		}
 		if err != nil {
 			return err
@@ -48,7 +41,7 @@ func copyFile(dst, src *os.File) error {
 	return nil
 }
 
-func copyPlain(dst io.Writer, src *os.File, off int64) error {
-	_, err := io.Copy(dst, io.NewSectionReader(src, off, 1<<62))
+func copyPlain(dst io.Writer, src *os.File, off, end int64) error {
+	_, err := io.Copy(dst, io.NewSectionReader(src, off, end-off))
 	return err
 }

@@ -1,10 +1,13 @@
 package output
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"fan/runner"
 )
@@ -25,13 +28,24 @@ type Stats struct {
 // Read is the number of items read from the input.
 func (s Stats) Read() int64 { return s.OK + s.Failed + s.NotStarted }
 
-// Sink is the single writer of fan's stdout and stderr. It writes each job's
-// output whole, stdout then stderr, in completion order or (KeepOrder) in
-// input order.
+// Sink is the single writer of fan's stdout and stderr. By default it writes
+// each job's output whole, stdout then stderr, in completion order or
+// (KeepOrder) in input order; with LineBuffer it writes whole lines as jobs
+// produce them.
 type Sink struct {
 	Stdout, Stderr *os.File
 	// KeepOrder writes results in input order (-k).
 	KeepOrder bool
+	// LineBuffer writes complete lines while jobs run (--line-buffer); with
+	// KeepOrder only the oldest unfinished job's, the others' wait in their
+	// files for their turn. The pool must call StartHook's function.
+	LineBuffer bool
+	// Tag, when set, gives the text that every output line of a job starts
+	// with, followed by a tab (--tag, --tagstring). It must be safe to call
+	// from any goroutine.
+	Tag func(*runner.Result) string
+	// Results, when set, saves each job's output and exit status.
+	Results *Results
 	// Spool takes back the files results carry.
 	Spool runner.Spool
 	// Release is called once for every result the sink has finished with.
@@ -55,15 +69,25 @@ type Sink struct {
 	err     error
 	pending map[int64]*runner.Result
 	next    int64
+	started chan *liveJob
+	live    map[int64]*liveJob
+	buf     []byte
+	bufOut  *bufio.Writer
 }
 
 // Run writes every result that arrives on results until it is closed, and
 // returns the counts and the first write error.
 func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 	s.pending = map[int64]*runner.Result{}
+	s.live = map[int64]*liveJob{}
 	s.next = 1
+	var p poller
 	announce := s.Announce
 	for {
+		var tick <-chan time.Time
+		if len(s.live) > 0 {
+			tick = p.arm()
+		}
 		select {
 		case c := <-announce:
 			s.write(s.Stderr, func(w io.Writer) error {
@@ -75,6 +99,10 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 				_, err := io.WriteString(w, msg+"\n")
 				return err
 			})
+		case l := <-s.started:
+			s.start(l)
+		case <-tick:
+			p.fired(s.poll())
 		case r, ok := <-results:
 			if !ok {
 				return s.stats, s.err
@@ -93,11 +121,14 @@ func (s *Sink) accept(r *runner.Result) {
 	for {
 		r, ok := s.pending[s.next]
 		if !ok {
-			return
+			break
 		}
 		delete(s.pending, s.next)
 		s.next++
 		s.emit(r)
+	}
+	if l := s.live[s.next]; l != nil {
+		s.flushLive(l, false) // the new oldest job catches up at once
 	}
 }
 
@@ -130,8 +161,35 @@ func (s *Sink) emit(r *runner.Result) {
 			return err
 		})
 	}
-	s.writeFile(s.Stdout, r.Stdout)
-	s.writeFile(s.Stderr, r.Stderr)
+	l := s.live[r.Item.Seq]
+	delete(s.live, r.Item.Seq)
+	out, errf := r.Stdout, r.Stderr
+	if l != nil && !r.TimedOut {
+		out, errf = l.out.f, l.err.f
+	}
+	if s.Results != nil && !r.NotStarted && !r.DryRun {
+		if err := s.Results.Save(r, out, errf); err != nil {
+			s.fail(fmt.Errorf("saving results: %w", err))
+		}
+	}
+	if l != nil {
+		if !r.TimedOut {
+			s.flushLive(l, true)
+		}
+		l.close()
+	} else {
+		tag := ""
+		if s.Tag != nil && (out != nil || errf != nil) {
+			tag = s.Tag(r)
+		}
+		s.flush(s.Stdout, &stream{f: out}, tag, true)
+		s.flush(s.Stderr, &stream{f: errf}, tag, true)
+	}
+	for _, f := range []*os.File{r.Stdout, r.Stderr} {
+		if f != nil {
+			s.Spool.Put(f)
+		}
+	}
 	if r.Err != nil {
 		s.write(s.Stderr, func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "fan: %v\n", r.Err)
@@ -148,6 +206,62 @@ func (s *Sink) emit(r *runner.Result) {
 	if s.Release != nil {
 		s.Release(r)
 	}
+}
+
+// flush writes the part of st that is ready to dst: with final, all that
+// is left; otherwise the complete lines. With LineBuffer or a tag, lines
+// never mix, so an unterminated last line is ended with a newline; without
+// them the bytes pass through untouched. It reports whether it wrote.
+func (s *Sink) flush(dst *os.File, st *stream, tag string, final bool) bool {
+	if st.f == nil || s.err != nil {
+		return false
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, chunk)
+	}
+	end := size(st.f)
+	if !final {
+		nl, err := lastNewline(st.f, max(st.off, st.scanned), end, s.buf)
+		st.scanned = end
+		if err != nil || nl < st.off {
+			return false
+		}
+		end = nl + 1
+	}
+	if end <= st.off {
+		return false
+	}
+	lines := s.LineBuffer || s.Tag != nil
+	s.write(dst, func(w io.Writer) error {
+		var last byte
+		var err error
+		if tag == "" {
+			err = copyRange(dst, st.f, st.off, end)
+			if err == nil && lines {
+				_, err = st.f.ReadAt(s.buf[:1], end-1)
+				last = s.buf[0]
+			}
+		} else {
+			bw := s.buffered(w)
+			last, err = writeTagged(bw, st.f, st.off, end, tag+"\t", s.buf)
+			err = errors.Join(err, bw.Flush())
+		}
+		if err == nil && lines && last != '\n' {
+			_, err = io.WriteString(w, "\n")
+		}
+		return err
+	})
+	st.off = end
+	return true
+}
+
+// buffered returns the sink's write buffer, set to write to w.
+func (s *Sink) buffered(w io.Writer) *bufio.Writer {
+	if s.bufOut == nil {
+		s.bufOut = bufio.NewWriterSize(w, chunk)
+	}
+	s.bufOut.Reset(w)
+	return s.bufOut
 }
 
 // book writes a result's joblog line and, if it did not succeed, its
@@ -176,23 +290,19 @@ func size(f *os.File) int64 {
 	return st.Size()
 }
 
-// writeFile copies a captured output file to dst and gives it back.
-func (s *Sink) writeFile(dst, f *os.File) {
-	if f == nil {
-		return
-	}
-	s.write(dst, func(w io.Writer) error { return copyFile(dst, f) })
-	s.Spool.Put(f)
-}
-
-// write runs fn unless an earlier write failed, and reports the first
-// failure.
+// write runs fn, which writes to dst, unless an earlier write failed, and
+// reports the first failure. Every write to fan's stdout and stderr goes
+// through here.
 func (s *Sink) write(dst *os.File, fn func(io.Writer) error) {
 	if s.err != nil {
 		return
 	}
 	if err := fn(dst); err != nil {
-		s.fail(fmt.Errorf("writing to %s: %w", name(dst, s), err))
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "write /dev/stdout" says nothing the message does not
+		}
+		s.fail(fmt.Errorf("cannot write to %s: %w", name(dst, s), err))
 	}
 }
 

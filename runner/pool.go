@@ -68,6 +68,13 @@ type Pool struct {
 	// Skip, when set, tells which jobs an earlier run did (--resume); they
 	// yield a Skipped result and do not run.
 	Skip func(seq int64) bool
+	// Started, when set, is called from the job's goroutine just before
+	// each attempt is spawned, with the result so far: Item, Slot, Command
+	// and the Stdout and Stderr files the job is about to write into. It
+	// lets the output stage read output while the job runs (--line-buffer).
+	// The files go back to the Spool when the job ends, so a receiver that
+	// reads them later must keep its own descriptors.
+	Started func(r *Result)
 
 	window  chan struct{}
 	slots   slots
@@ -262,6 +269,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 		r.Status, r.NotStarted = -1, true
 		p.discard(&r)
 		return r
+	}
+	if p.Started != nil {
+		p.Started(&r)
 	}
 	jctx, timedOut := p.deadline(ctx)
 	pr, err := spawn(&r.Command, env, stdio)

@@ -1,0 +1,142 @@
+package output
+
+import (
+	"os"
+	"syscall"
+	"time"
+
+	"fan/runner"
+)
+
+// Polling of running jobs' output (--line-buffer). A job writes into its
+// spool file as in grouped mode; the sink looks at the files of the jobs it
+// may write (all running jobs, or with -k only the oldest) every poll
+// interval and writes the complete lines that have grown there. The
+// interval starts short and doubles while nothing new turns up.
+const (
+	pollMin = 2 * time.Millisecond
+	pollMax = 64 * time.Millisecond
+)
+
+// stream is one output file of a job being written out piece by piece.
+type stream struct {
+	f       *os.File
+	off     int64 // written out up to here (always the start of a line)
+	scanned int64 // no '\n' between off and here
+}
+
+// liveJob is a running job whose output is written as it comes.
+type liveJob struct {
+	seq      int64
+	tag      string
+	out, err stream
+}
+
+func (l *liveJob) close() {
+	l.out.f.Close()
+	l.err.f.Close()
+}
+
+// StartHook returns the function the pool must call as each job starts
+// (runner.Pool.Started) when LineBuffer is set. It keeps descriptors of the
+// job's output files of its own, since the pool gives the files back for
+// reuse when the job ends.
+func (s *Sink) StartHook() func(*runner.Result) {
+	s.started = make(chan *liveJob)
+	return func(r *runner.Result) {
+		l := &liveJob{seq: r.Item.Seq}
+		if s.Tag != nil {
+			l.tag = s.Tag(r)
+		}
+		var err error
+		if l.out.f, err = dup(r.Stdout); err != nil {
+			return // the output is written whole when the job ends
+		}
+		if l.err.f, err = dup(r.Stderr); err != nil {
+			l.out.f.Close()
+			return
+		}
+		s.started <- l
+	}
+}
+
+func dup(f *os.File) (*os.File, error) {
+	if f == nil {
+		return nil, os.ErrInvalid
+	}
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
+
+// start takes a job that has started. A retried job starts again: what its
+// failed attempt wrote and is not out yet is dropped, as in grouped mode.
+func (s *Sink) start(l *liveJob) {
+	if old := s.live[l.seq]; old != nil {
+		old.close()
+	}
+	s.live[l.seq] = l
+	if s.KeepOrder && l.seq == s.next {
+		s.flushLive(l, false)
+	}
+}
+
+// poll writes the complete lines the jobs that may write have produced
+// since the last poll, and reports whether there were any.
+func (s *Sink) poll() bool {
+	if s.KeepOrder {
+		if l := s.live[s.next]; l != nil {
+			return s.flushLive(l, false)
+		}
+		return false
+	}
+	wrote := false
+	for _, l := range s.live {
+		if s.flushLive(l, false) {
+			wrote = true
+		}
+	}
+	return wrote
+}
+
+// flushLive writes a live job's new complete lines, stdout then stderr;
+// final writes everything that is left.
+func (s *Sink) flushLive(l *liveJob, final bool) bool {
+	a := s.flush(s.Stdout, &l.out, l.tag, final)
+	b := s.flush(s.Stderr, &l.err, l.tag, final)
+	return a || b
+}
+
+// poller is the sink's timer for polling live jobs.
+type poller struct {
+	t        *time.Timer
+	armed    bool
+	interval time.Duration
+}
+
+// arm returns the channel of the next poll, starting the timer if needed.
+func (p *poller) arm() <-chan time.Time {
+	if p.t == nil {
+		p.interval = pollMin
+		p.t = time.NewTimer(p.interval)
+		p.armed = true
+	}
+	if !p.armed {
+		p.t.Reset(p.interval)
+		p.armed = true
+	}
+	return p.t.C
+}
+
+// fired records a poll, and whether it found anything.
+func (p *poller) fired(found bool) {
+	p.armed = false
+	if found {
+		p.interval = pollMin
+	} else {
+		p.interval = min(2*p.interval, pollMax)
+	}
+}

@@ -1,0 +1,98 @@
+package output
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"fan/runner"
+)
+
+// Results saves what each job wrote and how it ended under a directory
+// (--results DIR), in GNU parallel's layout: for a job whose input records
+// are a (first source) and b (second source),
+//
+//	DIR/1/a/2/b/seq       the job number, and a newline
+//	DIR/1/a/2/b/stdout    its stdout, byte for byte
+//	DIR/1/a/2/b/stderr    its stderr, byte for byte
+//	DIR/1/a/2/b/exitval   its exit status, and a newline
+//
+// The source number of the n-th record of a job is n modulo Sources, plus
+// one, so -n 2 with one source gives DIR/1/a/1/b. Record values are made
+// safe as file names by escape.
+type Results struct {
+	Dir string
+	// Sources is how many input sources a job takes a record from.
+	Sources int
+}
+
+// Dir is the directory of one job's files.
+func (rs *Results) jobDir(r *runner.Result) string {
+	n := max(rs.Sources, 1)
+	elems := []string{rs.Dir}
+	for i, rec := range r.Item.Records {
+		elems = append(elems, strconv.Itoa(i%n+1), escape(rec))
+	}
+	return filepath.Join(elems...)
+}
+
+// escape turns a record into one file name: '\' becomes `\\` and '/'
+// becomes `\_`, as GNU parallel does. Unlike GNU parallel, the names that a
+// file name cannot be ("", "." and "..") get a leading `\` too (`\`, `\.`,
+// `\..`), which no other record escapes to, so that no two jobs share a
+// directory.
+func escape(rec string) string {
+	switch rec {
+	case "", ".", "..":
+		return `\` + rec
+	}
+	if !strings.ContainsAny(rec, `\/`) {
+		return rec
+	}
+	return strings.NewReplacer(`\`, `\\`, `/`, `\_`).Replace(rec)
+}
+
+// Save writes the files of one job that ran; out and errf are its
+// captured output (nil when it wrote nothing there).
+func (rs *Results) Save(r *runner.Result, out, errf *os.File) error {
+	dir := rs.jobDir(r)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return errors.Join(
+		writeSmall(filepath.Join(dir, "seq"), strconv.FormatInt(r.Item.Seq, 10)+"\n"),
+		saveFile(filepath.Join(dir, "stdout"), out),
+		saveFile(filepath.Join(dir, "stderr"), errf),
+		writeSmall(filepath.Join(dir, "exitval"), strconv.Itoa(exitval(r))+"\n"),
+	)
+}
+
+// exitval is a job's exit status as a shell's $? has it: 128 plus the
+// signal for a job a signal ended (15 for a timed-out job).
+func exitval(r *runner.Result) int {
+	switch {
+	case r.Signal != 0:
+		return 128 + int(r.Signal)
+	case r.TimedOut:
+		return 128 + 15
+	}
+	return r.Status
+}
+
+func writeSmall(path, s string) error {
+	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+// saveFile copies the whole of src (nil: nothing) to a new file at path.
+func saveFile(path string, src *os.File) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if src != nil {
+		err = copyRange(f, src, 0, size(src))
+	}
+	return errors.Join(err, f.Close())
+}

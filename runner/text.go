@@ -1,0 +1,36 @@
+package runner
+
+import (
+	"strings"
+
+	"fan/input"
+)
+
+// Text is a string with replacement strings, rendered per job without any
+// quoting: the --tagstring of output lines. It is safe for concurrent use.
+type Text struct {
+	parts []part
+}
+
+// NewText parses s; replace is what stands for every argument ("" means
+// {}), as with the command template's -I.
+func NewText(s, replace string) *Text {
+	if replace == "" {
+		replace = "{}"
+	}
+	return &Text{parts: parseParts(s, replace)}
+}
+
+// Render returns the text of one job. A replacement string with several
+// values ({} with -n 2) gives them separated by spaces.
+func (t *Text) Render(item *input.Item, slot int) string {
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.tok == nil {
+			b.WriteString(p.lit)
+			continue
+		}
+		b.WriteString(strings.Join(p.tok.values(item, slot), " "))
+	}
+	return b.String()
+}
