@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"sync/atomic"
 )
 
 // Reader is the input stage: it combines its sources, splits columns,
@@ -20,6 +21,10 @@ type Reader struct {
 	MaxArgs int
 	// SkipBlank drops records that hold only blanks (-r).
 	SkipBlank bool
+	// Count, when set, is incremented for every item read, before it is
+	// sent: the progress display's running total. Safe to read while Run
+	// runs.
+	Count *atomic.Int64
 
 	ts  tuples
 	seq int64
@@ -106,6 +111,9 @@ func (r *Reader) next() (Item, error) {
 	}
 	r.seq++
 	item.Seq = r.seq
+	if r.Count != nil {
+		r.Count.Add(1)
+	}
 	return item, nil
 }
 

@@ -47,6 +47,10 @@ type Sink struct {
 	// stdout or stderr fails. The sink goes on taking results but writes no
 	// more.
 	OnError func(error)
+	// Meter, when set, is a progress display sharing the terminal (see
+	// Meter); Color paints fan's own messages.
+	Meter Meter
+	Color Palette
 
 	stats   Stats
 	err     error
@@ -60,8 +64,11 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 	s.pending = map[int64]*runner.Result{}
 	s.next = 1
 	announce := s.Announce
+	defer s.meterDone()
 	for {
 		select {
+		case <-s.meterTick():
+			s.meterUpdate()
 		case c := <-announce:
 			s.write(s.Stderr, func(w io.Writer) error {
 				_, err := io.WriteString(w, c.String()+"\n")
@@ -72,6 +79,7 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 				return s.stats, s.err
 			}
 			s.accept(&r)
+			s.meterUpdate()
 		}
 	}
 }
@@ -126,7 +134,7 @@ func (s *Sink) emit(r *runner.Result) {
 	s.writeFile(s.Stderr, r.Stderr)
 	if r.Err != nil {
 		s.write(s.Stderr, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "fan: %v\n", r.Err)
+			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: %v", r.Err)))
 			return err
 		})
 	}
@@ -176,6 +184,7 @@ func (s *Sink) write(dst *os.File, fn func(io.Writer) error) {
 	if s.err != nil {
 		return
 	}
+	s.meterHide(dst)
 	if err := fn(dst); err != nil {
 		s.fail(fmt.Errorf("writing to %s: %w", name(dst, s), err))
 	}
