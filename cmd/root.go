@@ -37,7 +37,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 		Use:     "fan [flags] [command [args...]] [::: items...] [:::: files...]",
 		Short:   "run jobs in parallel: a fast, safe xargs -P and GNU parallel",
 		Long:    longHelp,
-		Example: examples,
+		Example: exampleHelp(),
 		Version: Version,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
