@@ -20,3 +20,13 @@ func writeCompletion(c *cobra.Command, shell string, w io.Writer) error {
 	}
 	return usageErrorf("--completion: %q is not a shell fan has completions for (try bash, zsh or fish)", shell)
 }
+
+// registerCompletions tells the completion scripts the values of fan's
+// flags that take a fixed set.
+func registerCompletions(c *cobra.Command) {
+	fixed := func(values ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	}
+	_ = c.RegisterFlagCompletionFunc("color", fixed("auto", "always", "never"))
+	_ = c.RegisterFlagCompletionFunc("completion", fixed("bash", "zsh", "fish"))
+}

@@ -75,5 +75,6 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	f.SetInterspersed(false) // everything after the command is the command's
 	f.SortFlags = false
 	addFlags(f, o)
+	registerCompletions(c)
 	return c
 }

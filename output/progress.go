@@ -75,7 +75,7 @@ func (p *Progress) Start() {
 		p.Every = 200 * time.Millisecond
 	}
 	p.start = time.Now()
-	p.ticker = time.NewTicker(p.Every / 4)
+	p.ticker = time.NewTicker(max(p.Every/4, time.Millisecond))
 }
 
 // Tick implements Meter: a channel on which the sink is woken to redraw the

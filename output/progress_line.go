@@ -59,8 +59,7 @@ func jobsText(jobs int) string {
 // failures. progressbar only renders here: its writer is io.Discard and
 // the text is taken with String, so that the sink alone writes to stderr.
 type barRenderer struct {
-	bar   *progressbar.ProgressBar
-	width int
+	bar *progressbar.ProgressBar
 }
 
 // line renders the bar for done of read items. progressbar marks a bar
@@ -78,13 +77,12 @@ func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int)
 		}
 		return fmt.Sprintf("%s  %d done, waiting for input", desc, done)
 	}
-	width := min(max(cols-len(desc)-50, 10), 40)
-	if b.bar == nil || b.width != width {
-		b.width = width
-		prev := b.bar
+	if b.bar == nil {
+		// The bar's width is set once, from the terminal's: a new bar
+		// would restart the rate. A longer line is cut to the terminal.
 		b.bar = progressbar.NewOptions64(read,
 			progressbar.OptionSetWriter(io.Discard),
-			progressbar.OptionSetWidth(width),
+			progressbar.OptionSetWidth(min(max(cols-70, 10), 40)),
 			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
@@ -93,10 +91,6 @@ func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int)
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionSetSpinnerChangeInterval(0), // no goroutine of its own
 		)
-		if prev != nil {
-			// A resized terminal restarts the rate from here.
-			_ = b.bar.Set64(done)
-		}
 	}
 	b.bar.Describe(desc)
 	b.bar.ChangeMax64(read)
