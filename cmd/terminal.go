@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"os"
+	"time"
 
 	"fan/output"
 )
@@ -11,6 +12,7 @@ import (
 type terminal struct {
 	progress output.ProgressMode
 	palette  output.Palette
+	auto     bool // the bar was not asked for: wait before showing it
 }
 
 // terminal checks the progress and color flags and decides, for stderr,
@@ -37,6 +39,7 @@ func (o *Options) terminal(stderr *os.File, getenv func(string) string) (termina
 		// garble their lines; --dry-run: nothing to wait for.
 	case output.AutoBar(stderr, getenv):
 		t.progress = output.ProgressBar
+		t.auto = true
 	}
 	return t, nil
 }
@@ -47,6 +50,9 @@ func (t terminal) meter(stderr *os.File, intake *output.Intake, jobs int) output
 		return nil
 	}
 	p := &output.Progress{W: stderr, Mode: t.progress, Intake: intake, Jobs: jobs}
+	if t.auto {
+		p.Quiet = 300 * time.Millisecond
+	}
 	p.Start()
 	return p
 }

@@ -57,6 +57,9 @@ type Progress struct {
 	Jobs int
 	// Every is the least time between two draws (default 200ms).
 	Every time.Duration
+	// Quiet is how long after Start nothing is drawn, so that a run that
+	// ends at once does not flash a bar.
+	Quiet time.Duration
 
 	start  time.Time
 	ticker *time.Ticker
@@ -66,6 +69,7 @@ type Progress struct {
 	header bool // the --eta/--progress header is out
 	bar    *barRenderer
 	ttys   map[*os.File]bool
+	tty    bool // W is a terminal: lines are erased with ANSI codes
 }
 
 // Start begins the display's clock. It is called once, before the first
@@ -75,6 +79,7 @@ func (p *Progress) Start() {
 		p.Every = 200 * time.Millisecond
 	}
 	p.start = time.Now()
+	p.tty = isTerminal(p.W)
 	p.ticker = time.NewTicker(max(p.Every/4, time.Millisecond))
 }
 
@@ -117,9 +122,19 @@ func (p *Progress) clear() {
 	if p.shown == 0 {
 		return
 	}
-	p.write("\r" + strings.Repeat(" ", p.shown) + "\r")
+	if p.tty {
+		// Erase the whole line: also what the terminal echoed after
+		// the bar, such as ^C.
+		p.write("\r" + eraseLine)
+	} else {
+		p.write("\r" + strings.Repeat(" ", p.shown) + "\r")
+	}
 	p.shown = 0
 }
+
+// eraseLine is the ANSI code that erases from the cursor to the end of the
+// line.
+const eraseLine = "\x1b[K"
 
 // Update implements Meter: it records the counts and redraws the line if
 // the last draw is older than Every, or, if the line was hidden for output
@@ -127,6 +142,9 @@ func (p *Progress) clear() {
 func (p *Progress) Update(s Stats) {
 	p.stats = s
 	now := time.Now()
+	if p.last.IsZero() && now.Sub(p.start) < p.Quiet {
+		return
+	}
 	due := p.Every
 	if p.shown == 0 {
 		// Hidden for output: back soon, but not after every result of a
@@ -167,7 +185,10 @@ func (p *Progress) draw(now time.Time) {
 	line := truncate(p.line(now, cols), cols-1)
 	width := utf8.RuneCountInString(line)
 	pad := ""
-	if p.shown > width {
+	switch {
+	case p.tty:
+		pad = eraseLine
+	case p.shown > width:
 		pad = strings.Repeat(" ", p.shown-width)
 	}
 	p.write("\r" + line + pad)

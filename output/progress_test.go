@@ -101,3 +101,21 @@ func TestProgressHideOnlyOnScreen(t *testing.T) {
 	}
 	p.Done()
 }
+
+// A bar nobody asked for waits before it is first drawn, so that a run
+// that ends at once leaves the terminal as it was.
+func TestProgressQuiet(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := &Progress{W: f, Mode: ProgressBar, Intake: &Intake{}, Quiet: time.Hour}
+	p.Start()
+	p.Intake.Read.Store(5)
+	p.Update(Stats{OK: 2})
+	p.Done()
+	if st, _ := f.Stat(); st.Size() != 0 {
+		t.Errorf("drawn during the quiet time: %d bytes", st.Size())
+	}
+}
