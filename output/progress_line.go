@@ -62,7 +62,8 @@ type barRenderer struct {
 	bar *progressbar.ProgressBar
 }
 
-// line renders the bar for done of read items. progressbar marks a bar
+// line renders the bar for done of read items. The bar is made at the
+// first drawing once something was read, which starts its clock. progressbar marks a bar
 // finished for good once done reaches its total, but with streaming input
 // the total grows again, so the bar is only fed while done < read; when the
 // jobs have caught up with the input the line says so instead.
@@ -70,6 +71,9 @@ func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int)
 	desc := "fan"
 	if failed > 0 {
 		desc = fmt.Sprintf("fan: %d failed", failed)
+	}
+	if read == 0 {
+		return desc + "  waiting for input"
 	}
 	if done >= read {
 		if ended {
@@ -95,6 +99,10 @@ func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int)
 	b.bar.Describe(desc)
 	b.bar.ChangeMax64(read)
 	_ = b.bar.Set64(done)
+	if done == 0 {
+		// No rate or ETA to show yet: progressbar would say 0s.
+		return fmt.Sprintf("%s  0/%d done", desc, read)
+	}
 	text := strings.TrimLeft(b.bar.String(), "\r")
 	return strings.TrimRight(text, " ")
 }
