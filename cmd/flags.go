@@ -74,6 +74,6 @@ func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.NoBar, "no-bar", false, "never show the progress bar")
 	f.BoolVar(&o.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta")
 	f.BoolVar(&o.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
-	f.StringVar(&o.Color, "color", "auto", "color fan's messages `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never")
+	f.StringVar(&o.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.StringVar(&o.Completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
 }
