@@ -22,7 +22,7 @@ const (
 type outcome struct {
 	stats       output.Stats
 	err         error
-	interrupted bool        // a signal cut the run short
+	interrupted bool           // a signal cut the run short
 	halted      *runner.Halted // how the run stood when --halt fired, or nil
 	halt        runner.Halt    // the --halt condition
 }

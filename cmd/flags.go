@@ -14,6 +14,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addExecFlags(f, o)
 	addOutputFlags(f, o)
 	addBookkeepingFlags(f, o)
+	addTerminalFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
 	f.Bool("version", false, "print fan's version")
 }
@@ -70,4 +71,15 @@ func addBookkeepingFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.Joblog, "joblog", "", "log each job to `FILE` in GNU parallel's format")
 	f.BoolVar(&o.Resume, "resume", false, "with --joblog: skip the jobs the log shows as run")
 	f.BoolVar(&o.ResumeFailed, "resume-failed", false, "with --joblog: skip the jobs the log shows as succeeded, re-run the failed ones")
+}
+
+// addTerminalFlags: what fan shows on the terminal besides the jobs' output
+// (progress, colors), and its shell completions.
+func addTerminalFlags(f *pflag.FlagSet, o *Options) {
+	f.BoolVar(&o.Bar, "bar", false, "show a progress bar on stderr, even when stderr is not a terminal (default: on a terminal only)")
+	f.BoolVar(&o.NoBar, "no-bar", false, "never show the progress bar")
+	f.BoolVar(&o.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta")
+	f.BoolVar(&o.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
+	f.StringVar(&o.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
+	f.StringVar(&o.Completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
 }

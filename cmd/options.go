@@ -44,6 +44,12 @@ type Options struct {
 	Joblog       string
 	Resume       bool
 	ResumeFailed bool
+	Bar          bool
+	NoBar        bool
+	ETA          bool
+	Progress     bool
+	Color        string
+	Completion   string
 
 	// Command is the command template's words.
 	Command []string

@@ -11,8 +11,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-
-	"fan/output"
 )
 
 // Version is fan's version, printed by --version.
@@ -39,10 +37,13 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 		Use:     "fan [flags] [command [args...]] [::: items...] [:::: files...]",
 		Short:   "run jobs in parallel: a fast, safe xargs -P and GNU parallel",
 		Long:    longHelp,
-		Example: examples,
+		Example: exampleHelp(),
 		Version: Version,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.Completion != "" {
+				return writeCompletion(c, o.Completion, stdout)
+			}
 			o.Command, o.Sources = splitArgs(args)
 			res := run(o, stdin, stdout, stderr)
 			*status = exitStatus(res)
@@ -54,7 +55,8 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 			}
 			s := res.stats
 			if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
-				fmt.Fprintln(stderr, output.Summary(s, o.Failures))
+				term, _ := o.terminal(stderr, os.Getenv) // checked by run
+				fmt.Fprintln(stderr, term.palette.Summary(s, o.Failures))
 			}
 			return nil
 		},
@@ -73,5 +75,6 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	f.SetInterspersed(false) // everything after the command is the command's
 	f.SortFlags = false
 	addFlags(f, o)
+	registerCompletions(c)
 	return c
 }

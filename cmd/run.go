@@ -35,6 +35,10 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if err != nil {
 		return outcome{err: err}
 	}
+	term, err := o.terminal(stderr, os.Getenv)
+	if err != nil {
+		return outcome{err: err}
+	}
 	srcs, closeSrcs, err := openSources(c.sources, c.delim, stdin)
 	if err != nil {
 		return outcome{err: err}
@@ -58,7 +62,8 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
-	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty}
+	var counted output.Intake // items read so far, for the progress display and --halt N%
+	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty, Count: &counted.Read}
 	var halted atomic.Pointer[runner.Halted]
 	pool := &runner.Pool{
 		Jobs:       c.jobs,
@@ -85,7 +90,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if c.halt.Percent {
 		// As GNU parallel: a percentage of the jobs needs their number.
 		reader.Prefetch = true
-		pool.Total = reader.Count
+		pool.Total = counted.Read.Load
 	}
 	var spool *output.Spool
 	if !o.Ungroup {
@@ -111,6 +116,8 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		Announce:   announce,
 		Joblog:     books.joblog,
 		Failures:   books.failures,
+		Meter:      term.meter(stderr, &counted, c.jobs),
+		Color:      term.palette,
 		OnError: func(error) {
 			writeErr.Do(func() { stopIntake(); stopJobs() })
 		},
@@ -144,7 +151,11 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	defer stopSignals()
 
 	readErr := make(chan error, 1)
-	go func() { readErr <- reader.Run(intake, items) }()
+	go func() {
+		err := reader.Run(intake, items)
+		counted.Ended.Store(true)
+		readErr <- err
+	}()
 	go pool.Run(intake, jobCtx, items, results)
 	stats, err := sink.Run(results)
 	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {

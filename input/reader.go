@@ -22,19 +22,17 @@ type Reader struct {
 	// SkipBlank drops records that hold only blanks (-r).
 	SkipBlank bool
 	// Prefetch reads the whole input before sending the first item, so
-	// that the number of jobs is known from the start (--halt with a
-	// percentage needs it, as in GNU parallel).
+	// that the number of jobs (Count) is known from the start (--halt with
+	// a percentage needs it, as in GNU parallel).
 	Prefetch bool
+	// Count, when set, is incremented for every item read, before it is
+	// sent: the progress display's running total. Safe to read while Run
+	// runs.
+	Count *atomic.Int64
 
-	ts    tuples
-	seq   int64
-	count atomic.Int64
+	ts  tuples
+	seq int64
 }
-
-// Count is the number of items read so far; with Prefetch, once the first
-// item has been sent, the number of items in all. It is safe to call from
-// any goroutine.
-func (r *Reader) Count() int64 { return r.count.Load() }
 
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
@@ -81,7 +79,6 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			select {
 			case n = <-read:
 				if n.err == nil {
-					r.count.Add(1)
 					held = append(held, n.item)
 				}
 			default:
@@ -94,7 +91,6 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		if n.err != nil {
 			return n.err
 		}
-		r.count.Add(1)
 		if r.Prefetch {
 			held = append(held, n.item)
 			continue
@@ -131,6 +127,9 @@ func (r *Reader) next() (Item, error) {
 	}
 	r.seq++
 	item.Seq = r.seq
+	if r.Count != nil {
+		r.Count.Add(1)
+	}
 	return item, nil
 }
 

@@ -64,6 +64,10 @@ type Sink struct {
 	// stdout or stderr fails. The sink goes on taking results but writes no
 	// more.
 	OnError func(error)
+	// Meter, when set, is a progress display sharing the terminal (see
+	// Meter); Color paints fan's own messages.
+	Meter Meter
+	Color Palette
 
 	stats   Stats
 	err     error
@@ -83,12 +87,15 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 	s.next = 1
 	var p poller
 	announce := s.Announce
+	defer s.meterDone()
 	for {
 		var tick <-chan time.Time
 		if len(s.live) > 0 {
 			tick = p.arm()
 		}
 		select {
+		case <-s.meterTick():
+			s.meterUpdate()
 		case c := <-announce:
 			s.write(s.Stderr, func(w io.Writer) error {
 				_, err := io.WriteString(w, c.String()+"\n")
@@ -108,6 +115,7 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 				return s.stats, s.err
 			}
 			s.accept(&r)
+			s.meterUpdate()
 		}
 	}
 }
@@ -192,7 +200,7 @@ func (s *Sink) emit(r *runner.Result) {
 	}
 	if r.Err != nil {
 		s.write(s.Stderr, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "fan: %v\n", r.Err)
+			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: %v", r.Err)))
 			return err
 		})
 	}
@@ -297,6 +305,7 @@ func (s *Sink) write(dst *os.File, fn func(io.Writer) error) {
 	if s.err != nil {
 		return
 	}
+	s.meterHide(dst)
 	if err := fn(dst); err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -1,0 +1,120 @@
+package cmd
+
+// manSections are the man page's sections after OPTIONS, in roff: the
+// replacement strings, exit statuses (mirroring exit.go), the signal
+// protocol and the environment. EXAMPLES and SEE ALSO follow.
+const manSections = `.SH REPLACEMENT STRINGS
+In the command template, these are replaced by parts of the item (with
+\fB\-n\fR, of all the job's items; with several input sources or
+\fB\-\-colsep\fR, use the numbered forms).
+When the command runs through a shell, every substituted value that holds a
+character special to the shell is quoted, so an item is data, never code.
+A template with no replacement string gets the item appended as its last
+argument.
+.TP
+.B {}
+the item
+.TP
+.B {.}
+the item without its extension
+.TP
+.B {/}
+the item's basename
+.TP
+.B {//}
+the item's dirname
+.TP
+.B {/.}
+the basename without its extension
+.TP
+.B {#}
+the job number, 1 for the first item, in input order (also \fBFAN_SEQ\fR)
+.TP
+.B {%}
+the job slot, 1 to the number of jobs (also \fBFAN_SLOT\fR)
+.TP
+.BR {\fIn\fB} ", " {\fIn\fB.} ", " {\fIn\fB/} ", " {\fIn\fB//} ", " {\fIn\fB/.}
+the same for input source, argument or column \fIn\fR
+.PP
+\fB\-I\fR \fISTR\fR uses \fISTR\fR instead of {} for the whole item.
+.SH EXIT STATUS
+.TP
+.B 0
+every job succeeded
+.TP
+.BR 1 " to " 100
+that many jobs failed (a job that timed out or was killed counts as failed)
+.TP
+.B 101
+more than 100 jobs failed
+.TP
+.B 130
+a signal (SIGINT, SIGTERM or SIGHUP) cut the run short, before all input
+was run
+.TP
+.B 141
+stdout was closed (as in \fBfan ... | head \-1\fR): fan stopped starting
+jobs, ended the running ones and left quietly
+.TP
+.B 255
+a usage error, or an input file, the joblog or the failures file could not
+be used; fan said so in one line on stderr, before any job started
+.PP
+With \fB\-\-halt now,fail=1\fR, the status is the failing job's own; with
+\fB\-\-halt\fR \fIN\fR\fB%\fR, the percentage of jobs that failed; with
+\fB\-\-halt ...,success=\fR\fIN\fR, 0.
+With \fB\-\-xargs\fR, the statuses are xargs's: 123 when a job failed, 124,
+125, 126, 127, and 1 for other errors.
+.SH SIGNALS
+fan drains gracefully: nothing that was read is silently lost.
+Jobs are not in the terminal's foreground process group, so Ctrl\-C reaches
+fan alone and fan decides.
+.TP
+.B first SIGINT, SIGTERM or SIGHUP
+fan stops reading input and starts no new job; running jobs finish and
+their output is written.
+Every item that was read but not run goes to the \fB\-\-failures\fR file.
+One line on stderr says so.
+.TP
+.B second signal
+running jobs are terminated with the \fB\-\-termseq\fR sequence (sent to
+each job's whole process group) and counted as failed; fan exits 130.
+.TP
+.B third signal
+fan kills every job's process group with SIGKILL and exits at once.
+.PP
+A closed stdout (SIGPIPE) ends the run quietly, with status 141.
+.SH ENVIRONMENT
+.TP
+.B FAN_SEQ
+set in each job's environment to its job number, as {#}
+.TP
+.B FAN_SLOT
+set in each job's environment to its job slot, as {%}
+.TP
+.B NO_COLOR
+when set and not empty, fan's messages are not colored, unless
+\fB\-\-color=always\fR (see https://no\-color.org)
+.TP
+.B TERM
+when \fBdumb\fR, no progress bar is shown and nothing is colored unless a
+flag asks for it
+.TP
+.B CI
+when set and not empty (as CI services do), no progress bar is shown unless
+\fB\-\-bar\fR asks for one
+.TP
+.B TMPDIR
+where the output of running jobs is kept until it is written (in files
+removed as they are made); /tmp when unset
+`
+
+// manSeeAlso ends the man page.
+const manSeeAlso = `.SH SEE ALSO
+.BR xargs (1),
+.BR parallel (1),
+.BR sh (1)
+.PP
+fan's README, which has worked tasks and tables for moving over from xargs
+and GNU parallel.
+`

@@ -1,0 +1,108 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// etaLine is --eta's line, as GNU parallel's: seconds left, jobs left, the
+// average wall time per job, then --progress's fields. While the input is
+// still being read, jobs left is what is read and not done, marked "+".
+func (p *Progress) etaLine(now time.Time, done, read int64, ended bool) string {
+	avg := 0.0
+	if done > 0 {
+		avg = now.Sub(p.start).Seconds() / float64(done)
+	}
+	left := read - done
+	more := ""
+	if !ended {
+		more = "+"
+	}
+	eta := int64(math.Round(avg * float64(left)))
+	return fmt.Sprintf("ETA: %ds Left: %d%s AVG: %.2fs  %s", eta, left, more, avg, p.localLine(now, done, read))
+}
+
+// localLine is --progress's line, as GNU parallel's for its one computer:
+// jobs running, jobs completed, the percentage of jobs started there (always
+// 100%: fan runs jobs on this computer only) and the average seconds per
+// job. Running jobs are the items read and not done, at most the job slots.
+func (p *Progress) localLine(now time.Time, done, read int64) string {
+	running := read - done
+	if p.Jobs > 0 {
+		running = min(running, int64(p.Jobs))
+	}
+	avg := 0.0
+	if done > 0 {
+		avg = now.Sub(p.start).Seconds() / float64(done)
+	}
+	return fmt.Sprintf("local:%d/%d/100%%/%.1fs ", running, done, avg)
+}
+
+func numCPU() int { return runtime.NumCPU() }
+
+func jobsText(jobs int) string {
+	if jobs == 0 {
+		return "unlimited"
+	}
+	return strconv.Itoa(jobs)
+}
+
+// barRenderer draws --bar's line with progressbar: the bar, done/total,
+// the rate and the elapsed time and ETA, after a description that counts
+// failures. progressbar only renders here: its writer is io.Discard and
+// the text is taken with String, so that the sink alone writes to stderr.
+type barRenderer struct {
+	bar *progressbar.ProgressBar
+}
+
+// line renders the bar for done of read items. The bar is made at the
+// first drawing once something was read, which starts its clock. progressbar marks a bar
+// finished for good once done reaches its total, but with streaming input
+// the total grows again, so the bar is only fed while done < read; when the
+// jobs have caught up with the input the line says so instead.
+func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int) string {
+	desc := "fan"
+	if failed > 0 {
+		desc = fmt.Sprintf("fan: %d failed", failed)
+	}
+	if read == 0 {
+		return desc + "  waiting for input"
+	}
+	if done >= read {
+		if ended {
+			return fmt.Sprintf("%s: %d/%d done", "fan", done, read)
+		}
+		return fmt.Sprintf("%s  %d done, waiting for input", desc, done)
+	}
+	if b.bar == nil {
+		// The bar's width is set once, from the terminal's: a new bar
+		// would restart the rate. A longer line is cut to the terminal.
+		b.bar = progressbar.NewOptions64(read,
+			progressbar.OptionSetWriter(io.Discard),
+			progressbar.OptionSetWidth(min(max(cols-70, 10), 40)),
+			progressbar.OptionSetDescription(desc),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("jobs"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetSpinnerChangeInterval(0), // no goroutine of its own
+		)
+	}
+	b.bar.Describe(desc)
+	b.bar.ChangeMax64(read)
+	_ = b.bar.Set64(done)
+	if done == 0 {
+		// No rate or ETA to show yet: progressbar would say 0s.
+		return fmt.Sprintf("%s  0/%d done", desc, read)
+	}
+	text := strings.TrimLeft(b.bar.String(), "\r")
+	return strings.TrimRight(text, " ")
+}

@@ -1,0 +1,121 @@
+package output
+
+import (
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// drawn returns what the progress display wrote since the last call.
+func drawn(t *testing.T, f *os.File) string {
+	t.Helper()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// lastLine is the text of the last drawing in out.
+func lastLine(out string) string {
+	i := strings.LastIndex(out, "\r")
+	return strings.TrimRight(out[i+1:], " ")
+}
+
+// With streaming input the bar's total is what has been read so far, and
+// it grows as more is read; when the jobs catch up with the input, the
+// line says it waits for input.
+func TestProgressStreamingTotal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := os.Open(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	in := &Intake{}
+	p := &Progress{W: f, Mode: ProgressBar, Intake: in, Jobs: 2, Every: time.Millisecond}
+	p.Start()
+	step := func(read int64, s Stats) string {
+		in.Read.Store(read)
+		time.Sleep(2 * time.Millisecond)
+		p.Update(s)
+		return lastLine(drawn(t, r))
+	}
+
+	if got := step(10, Stats{OK: 4}); !strings.Contains(got, "(4/10,") {
+		t.Errorf("4 of 10 read: %q", got)
+	}
+	if got := step(30, Stats{OK: 5, Failed: 1}); !strings.Contains(got, "(6/30,") || !strings.HasPrefix(got, "fan: 1 failed") {
+		t.Errorf("6 of 30 read, 1 failed: %q", got)
+	}
+	if got := step(30, Stats{OK: 29, Failed: 1}); got != "fan: 1 failed  30 done, waiting for input" {
+		t.Errorf("caught up with the input: %q", got)
+	}
+	if got := step(40, Stats{OK: 30, Failed: 1}); !strings.Contains(got, "(31/40,") {
+		t.Errorf("more input after catching up: %q", got)
+	}
+
+	// Output on the display's file clears the line first; Done clears it.
+	p.Hide(f)
+	if out := drawn(t, r); !regexp.MustCompile(`^\r +\r$`).MatchString(out) {
+		t.Errorf("Hide wrote %q, want the line blanked", out)
+	}
+	in.Ended.Store(true)
+	time.Sleep(2 * time.Millisecond)
+	p.Update(Stats{OK: 39, Failed: 1})
+	p.Done()
+	out := drawn(t, r)
+	if !regexp.MustCompile(`\r +\r$`).MatchString(out) {
+		t.Errorf("Done left %q, want the line blanked", out)
+	}
+}
+
+// Output to another file that is not a terminal (stdout into a pipe) does
+// not clear the line.
+func TestProgressHideOnlyOnScreen(t *testing.T) {
+	dir := t.TempDir()
+	f, _ := os.CreateTemp(dir, "stderr")
+	defer f.Close()
+	other, _ := os.CreateTemp(dir, "stdout")
+	defer other.Close()
+	p := &Progress{W: f, Mode: ProgressBar, Intake: &Intake{}, Every: time.Millisecond}
+	p.Start()
+	p.Intake.Read.Store(3)
+	p.Update(Stats{OK: 1})
+	before, _ := f.Seek(0, io.SeekCurrent)
+	p.Hide(other)
+	after, _ := f.Seek(0, io.SeekCurrent)
+	if after != before {
+		t.Errorf("output to a file cleared the line")
+	}
+	p.Hide(f)
+	if now, _ := f.Seek(0, io.SeekCurrent); now == after {
+		t.Errorf("output to the display's file left the line")
+	}
+	p.Done()
+}
+
+// A bar nobody asked for waits before it is first drawn, so that a run
+// that ends at once leaves the terminal as it was.
+func TestProgressQuiet(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p := &Progress{W: f, Mode: ProgressBar, Intake: &Intake{}, Quiet: time.Hour}
+	p.Start()
+	p.Intake.Read.Store(5)
+	p.Update(Stats{OK: 2})
+	p.Done()
+	if st, _ := f.Stat(); st.Size() != 0 {
+		t.Errorf("drawn during the quiet time: %d bytes", st.Size())
+	}
+}
