@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,21 +16,9 @@ import (
 // while the jobs ran, and no bar left at the end; the summary of a failed
 // run is colored, and not with NO_COLOR.
 func TestTerminal(t *testing.T) {
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not installed: this test needs it to run fan on a terminal (apt-get install tmux)")
-	}
-	fan, err := exec.LookPath("fan")
-	if err != nil {
-		t.Fatalf("the fan command is not on PATH: %v", err)
-	}
 	dir := t.TempDir()
 	done := filepath.Join(dir, "done")
-	script := filepath.Join(dir, "run.sh")
-	err = os.WriteFile(script, []byte(fmt.Sprintf(`unset CI NO_COLOR
-export TERM=xterm-256color
-fan=%q
-"$fan" -j8 'sleep 0.0{%%}; echo "job {} line one"; echo "job {} line two, a little longer than the first"' ::: $(seq 200)
+	term := newTmux(t, fmt.Sprintf(`"$fan" -j8 'sleep 0.0{%%}; echo "job {} line one"; echo "job {} line two, a little longer than the first"' ::: $(seq 200)
 echo "first run exited $?"
 "$fan" 'exit 3' ::: a b
 echo "second run exited $?"
@@ -39,23 +26,8 @@ NO_COLOR=1 "$fan" 'exit 3' ::: a
 echo "third run exited $?"
 touch %q
 exec sleep 600
-`, fan, done)), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	socket := fmt.Sprintf("fan-test-%d", os.Getpid())
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(tmux, append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	run("new-session", "-d", "-x", "120", "-y", "40", "sh "+script)
-	t.Cleanup(func() { exec.Command(tmux, "-L", socket, "kill-server").Run() })
-	run("set-option", "-g", "history-limit", "5000")
+`, done))
+	run := term.run
 
 	// While the jobs run, the last line of the screen is now and then
 	// the bar: it must be seen with some jobs done.

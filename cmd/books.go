@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"fan/output"
 )
@@ -20,6 +21,11 @@ type books struct {
 // the joblog and failures files, all before any job starts, so that an
 // unusable path is reported before anything runs.
 func openBooks(o *Options, c *config) (*books, error) {
+	for _, out := range []struct{ flag, path string }{{"--failures", o.Failures}, {"--joblog", o.Joblog}} {
+		if in := inputFileAt(out.path, c.sources); in != "" {
+			return nil, usageErrorf("%s %q is also an input file (%q): it would be emptied before it is read (write the new one to another name)", out.flag, out.path, in)
+		}
+	}
 	b := &books{failed: o.ResumeFailed}
 	if o.Resume || o.ResumeFailed {
 		done, err := output.ReadJoblog(o.Joblog)
@@ -65,4 +71,25 @@ func (b *books) close() error {
 		errs = append(errs, b.failures.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// inputFileAt returns the input file given as source that is the file at
+// path, or "".
+func inputFileAt(path string, sources []sourceSpec) string {
+	if path == "" {
+		return ""
+	}
+	out, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	for _, s := range sources {
+		if s.file == "" || s.file == "-" {
+			continue
+		}
+		if in, err := os.Stat(s.file); err == nil && os.SameFile(in, out) {
+			return s.file
+		}
+	}
+	return ""
 }
