@@ -20,9 +20,6 @@ type Stats struct {
 	TimedOut int64
 	// Skipped counts jobs an earlier run did (--resume): not read again.
 	Skipped int64
-	// FirstFailure is the exit status of the first job that failed; for a
-	// job killed by a signal, 128 plus the signal.
-	FirstFailure int
 }
 
 // Read is the number of items read from the input.
@@ -151,12 +148,6 @@ func (s *Sink) emit(r *runner.Result) {
 	case r.OK():
 		s.stats.OK++
 	default:
-		if s.stats.Failed == 0 {
-			s.stats.FirstFailure = r.Status
-			if r.Signal != 0 {
-				s.stats.FirstFailure = 128 + int(r.Signal)
-			}
-		}
 		s.stats.Failed++
 		if r.TimedOut {
 			s.stats.TimedOut++
