@@ -118,6 +118,13 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			return nil
 		}
 		p.taken.Add(1)
+		if p.DryRun {
+			// Nothing runs, so nothing finishes out of order: rendering
+			// here, in turn, prints the commands in input order as GNU
+			// parallel does, with or without -k.
+			results <- p.attempts(jobCtx, &item)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
