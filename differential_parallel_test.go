@@ -72,6 +72,8 @@ var diffCases = []diffCase{
 	{name: "max-args-positional", args: []string{"-k", "-n", "2", "echo", "{2}", "{1}", ":::", "a", "b", "c"}},
 	{name: "max-args-all", args: []string{"-k", "-n", "3", "echo", "[{}]", ":::", "a", "b", "c", "d"}},
 	{name: "max-args-stdin", args: []string{"-k", "--max-args", "2", "echo"}, stdin: "1\n2\n3\n"},
+	{name: "max-args-link", args: []string{"-k", "--link", "-n", "2", "echo", ":::", "a", "b", "c", ":::", "1", "2", "3"}},
+	{name: "max-args-product", args: []string{"-k", "-n", "2", "echo", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "max-args-seq", args: []string{"-k", "-n", "2", "echo", "{#}:{}", ":::", "a", "b", "c"}},
 	// Replacement strings.
 	{name: "replace-ext", args: []string{"-k", "echo", "[{.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/.b", "..", "./x.y", "a.b.c/"}},

@@ -23,6 +23,7 @@ type Reader struct {
 
 	ts  tuples
 	seq int64
+	eof bool // the tuples have ended: a batch cut short by the end is the last
 }
 
 // Run reads every item and sends it on out, in order, until the input ends,
@@ -90,9 +91,12 @@ func (r *Reader) next() (Item, error) {
 	}
 	per := max(r.MaxArgs, 1)
 	item := Item{}
-	for len(item.Records) < per*len(r.Sources) {
+	for !r.eof && len(item.Records) < per*len(r.Sources) {
 		t, err := r.ts.next()
 		if err == io.EOF {
+			// Tuples are not asked for again: a --link zip would wrap
+			// around for ever.
+			r.eof = true
 			break
 		}
 		if err != nil {
