@@ -32,6 +32,8 @@ type diffCase struct {
 //   - a template whose program is a shell builtin and whose items start
 //     with - is covered only through printf: that is where fan picks the
 //     shell path on purpose, to match it.
+//   - an empty source among several: fan's product is empty, GNU parallel
+//     gives the empty source one empty value (see README, Input).
 //   - exit status 101 (more than 100 failures): GNU parallel needs many
 //     seconds for 105 jobs; testdata/script/exit_status.txtar checks fan's.
 //   - {%} with more than one job at a time: which slot a job gets depends

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -252,6 +253,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 		sh := Command{Path: p.Template.shell, Args: []string{p.Template.shell, "-c", r.Command.String()}}
 		pr, err = spawn(&sh, env, stdio)
 	}
+	if errors.Is(err, syscall.EINVAL) && holdsNUL(r.Command.Args) {
+		err = &StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 127,
+			Reason: "an argument holds a NUL byte, which no command line can carry (split items at NUL with -0)"}
+	}
 	if err != nil {
 		return p.cannotStart(r, err)
 	}
@@ -275,6 +280,17 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	r.Stdout = p.keep(r.Stdout)
 	r.Stderr = p.keep(r.Stderr)
 	return r
+}
+
+// holdsNUL reports whether an argument holds a NUL byte: exec refuses such
+// an argv (EINVAL), as it cannot be passed.
+func holdsNUL(args []string) bool {
+	for _, a := range args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // keep rewinds a captured output file, or gives it back at once when the job
