@@ -76,6 +76,7 @@ var diffCases = []diffCase{
 	{name: "max-args-stdin", args: []string{"-k", "--max-args", "2", "echo"}, stdin: "1\n2\n3\n"},
 	{name: "max-args-link", args: []string{"-k", "--link", "-n", "2", "echo", ":::", "a", "b", "c", ":::", "1", "2", "3"}},
 	{name: "max-args-product", args: []string{"-k", "-n", "2", "echo", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "max-args-zero", args: []string{"-k", "-n", "0", "echo", "x", "x{}y"}, stdin: "a\nb\nc\n"},
 	{name: "max-args-seq", args: []string{"-k", "-n", "2", "echo", "{#}:{}", ":::", "a", "b", "c"}},
 	// Replacement strings.
 	{name: "replace-ext", args: []string{"-k", "echo", "[{.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/.b", "..", "./x.y", "a.b.c/"}},

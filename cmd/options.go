@@ -21,6 +21,8 @@ type Options struct {
 	Colsep       string
 	NoRunIfEmpty bool
 	MaxArgs      int
+	// NoArgs is -n 0: one job per item, with no argument from it.
+	NoArgs       bool
 	Replace      string
 	Link         bool
 	Shell        string

@@ -44,6 +44,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Command, o.Sources = splitArgs(args)
+			o.NoArgs = o.MaxArgs == 0 && c.Flags().Changed("max-args")
 			res := run(o, stdin, stdout, stderr)
 			*status = exitStatus(res)
 			if errors.Is(res.err, syscall.EPIPE) {

@@ -46,7 +46,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
-	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty}
+	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs, SkipBlank: o.NoRunIfEmpty}
 	var halted atomic.Bool
 	pool := &runner.Pool{
 		Jobs:       c.jobs,

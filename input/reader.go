@@ -18,6 +18,10 @@ type Reader struct {
 	Colsep *regexp.Regexp
 	// MaxArgs is the number of tuples per job (-n); 0 means 1.
 	MaxArgs int
+	// NoArgs (-n 0, as GNU parallel) reads one tuple per job but gives the
+	// job no arguments: {} is nothing and nothing is appended. Records
+	// still hold what was read.
+	NoArgs bool
 	// SkipBlank drops records that hold only blanks (-r).
 	SkipBlank bool
 
@@ -103,7 +107,9 @@ func (r *Reader) next() (Item, error) {
 			return Item{}, err
 		}
 		item.Records = append(item.Records, t...)
-		item.Args = r.appendColumns(item.Args, t)
+		if !r.NoArgs {
+			item.Args = r.appendColumns(item.Args, t)
+		}
 	}
 	if len(item.Records) == 0 {
 		return Item{}, io.EOF

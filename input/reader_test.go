@@ -66,6 +66,7 @@ func TestTuples(t *testing.T) {
 		{"batches", &Reader{Sources: lists("a b c d e"), MaxArgs: 2}, fields("a b", "c d", "e")},
 		{"batches of products", &Reader{Sources: lists("a b", "1 2"), MaxArgs: 2}, fields("a 1 a 2", "b 1 b 2")},
 		{"batches of links", &Reader{Sources: lists("a b c", "1 2 3"), Link: true, MaxArgs: 2}, fields("a 1 b 2", "c 3")},
+		{"no args (-n 0)", &Reader{Sources: lists("a b", "1"), NoArgs: true}, [][]string{nil, nil}},
 		{"skip blank", &Reader{Sources: []Source{NewList([]string{"a", "", " \t", "b"})}, SkipBlank: true}, fields("a", "b")},
 		{"keep blank", &Reader{Sources: []Source{NewList([]string{"a", ""})}}, [][]string{{"a"}, {""}}},
 		{"columns", &Reader{Sources: []Source{NewList([]string{"a,b", "c,,d"})}, Colsep: regexp.MustCompile(",")},
