@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -258,6 +259,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 			Reason: "an argument holds a NUL byte, which no command line can carry (split items at NUL with -0)"}
 	}
 	if err != nil {
+		var se *StartError
+		if !errors.As(err, &se) {
+			err = fmt.Errorf("%s: %w", r.Command.Path, err) // say which program
+		}
 		return p.cannotStart(r, err)
 	}
 	ws, _ := pr.wait(jctx, p.TermSeq)
