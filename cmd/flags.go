@@ -26,7 +26,7 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVarP(&o.Delimiter, "delimiter", "d", "", "items end with `DELIM` (\\n \\t \\0 \\\\ \\xHH understood)")
 	f.StringVar(&o.Colsep, "colsep", "", "split each item into columns {1} {2} ... at `REGEX`")
 	f.BoolVarP(&o.NoRunIfEmpty, "no-run-if-empty", "r", false, "skip items that are empty or only blanks")
-	f.IntVarP(&o.MaxArgs, "max-args", "n", 0, "put up to `N` items in each job ({} is all, {1}..{N} each)")
+	f.IntVarP(&o.MaxArgs, "max-args", "n", 0, "put up to `N` items in each job ({} is all, {1}..{N} each; 0: one item per job, not passed)")
 	f.BoolVar(&o.Link, "link", false, "zip several input sources instead of combining every item of each")
 }
 

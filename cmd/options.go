@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"os/exec"
 	"regexp"
 	"runtime"
 	"strings"
@@ -22,6 +23,8 @@ type Options struct {
 	Colsep       string
 	NoRunIfEmpty bool
 	MaxArgs      int
+	// NoArgs is -n 0: one job per item, with no argument from it.
+	NoArgs       bool
 	Replace      string
 	Link         bool
 	Shell        string
@@ -178,7 +181,11 @@ func (o *Options) check() (*config, error) {
 	if len(c.sources) == 0 {
 		c.sources = []sourceSpec{{stdin: true}}
 	}
-	c.template = runner.NewTemplate(runner.TemplateOptions{Words: o.Command, Replace: o.Replace, Shell: o.Shell})
+	shell, err := exec.LookPath(o.Shell)
+	if err != nil {
+		return nil, usageErrorf("--shell: %q is not a program fan can run (give a shell, e.g. --shell /bin/bash)", o.Shell)
+	}
+	c.template = runner.NewTemplate(runner.TemplateOptions{Words: o.Command, Replace: o.Replace, Shell: shell})
 	return c, nil
 }
 

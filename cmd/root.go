@@ -45,6 +45,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 				return writeCompletion(c, o.Completion, stdout)
 			}
 			o.Command, o.Sources = splitArgs(args)
+			o.NoArgs = o.MaxArgs == 0 && c.Flags().Changed("max-args")
 			res := run(o, stdin, stdout, stderr)
 			*status = exitStatus(res)
 			if errors.Is(res.err, syscall.EPIPE) {

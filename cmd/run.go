@@ -63,7 +63,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
 	var counted output.Intake // items read so far, for the progress display and --halt N%
-	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty, Count: &counted.Read}
+	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs, SkipBlank: o.NoRunIfEmpty, Count: &counted.Read}
 	var halted atomic.Pointer[runner.Halted]
 	pool := &runner.Pool{
 		Jobs:       c.jobs,

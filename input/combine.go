@@ -81,6 +81,7 @@ type link struct {
 	seen [][]string
 	pos  []int  // next index into seen once a source has ended
 	done []bool // the source has ended at least once
+	end  bool   // the zip has ended: every later call returns io.EOF
 }
 
 func newLink(srcs []Source) *link {
@@ -88,6 +89,9 @@ func newLink(srcs []Source) *link {
 }
 
 func (l *link) next() ([]string, error) {
+	if l.end {
+		return nil, io.EOF
+	}
 	t := make([]string, len(l.srcs))
 	for i, src := range l.srcs {
 		if !l.done[i] {
@@ -102,6 +106,7 @@ func (l *link) next() ([]string, error) {
 			}
 			l.done[i] = true
 			if len(l.seen[i]) == 0 || l.allDone() {
+				l.end = true
 				return nil, io.EOF
 			}
 		}

@@ -19,6 +19,10 @@ type Reader struct {
 	Colsep *regexp.Regexp
 	// MaxArgs is the number of tuples per job (-n); 0 means 1.
 	MaxArgs int
+	// NoArgs (-n 0, as GNU parallel) reads one tuple per job but gives the
+	// job no arguments: {} is nothing and nothing is appended. Records
+	// still hold what was read.
+	NoArgs bool
 	// SkipBlank drops records that hold only blanks (-r).
 	SkipBlank bool
 	// Prefetch reads the whole input before sending the first item, so
@@ -32,6 +36,7 @@ type Reader struct {
 
 	ts  tuples
 	seq int64
+	eof bool // the tuples have ended: a batch cut short by the end is the last
 }
 
 // Run reads every item and sends it on out, in order, until the input ends,
@@ -111,16 +116,21 @@ func (r *Reader) next() (Item, error) {
 	}
 	per := max(r.MaxArgs, 1)
 	item := Item{}
-	for len(item.Records) < per*len(r.Sources) {
+	for !r.eof && len(item.Records) < per*len(r.Sources) {
 		t, err := r.ts.next()
 		if err == io.EOF {
+			// Tuples are not asked for again: a --link zip would wrap
+			// around for ever.
+			r.eof = true
 			break
 		}
 		if err != nil {
 			return Item{}, err
 		}
 		item.Records = append(item.Records, t...)
-		item.Args = r.appendColumns(item.Args, t)
+		if !r.NoArgs {
+			item.Args = r.appendColumns(item.Args, t)
+		}
 	}
 	if len(item.Records) == 0 {
 		return Item{}, io.EOF

@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -131,6 +133,13 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			return nil
 		}
 		p.taken.Add(1)
+		if p.DryRun {
+			// Nothing runs, so nothing finishes out of order: rendering
+			// here, in turn, prints the commands in input order as GNU
+			// parallel does, with or without -k.
+			p.attempts(jobCtx, &item, results)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -204,14 +213,7 @@ func (p *Pool) attempts(ctx context.Context, item *input.Item, results chan<- Re
 		r := p.run(ctx, item, slot)
 		r.Attempts = attempt
 		if r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries || p.intake.Err() != nil {
-			// Halt before the slot is free, so that no new job slips in.
-			total := p.Total
-			if total == nil {
-				total = p.taken.Load
-			}
-			if h := p.halter.finished(&r, total); h != nil && p.OnHalt != nil {
-				p.OnHalt(h)
-			}
+			p.checkHalt(&r) // before the slot is free, so that no new job slips in
 			// Hand the result over before the slot is free, so that results
 			// arrive in the order the jobs ended (with -j1, input order).
 			results <- r
@@ -225,6 +227,21 @@ func (p *Pool) attempts(ctx context.Context, item *input.Item, results chan<- Re
 			return
 		}
 		p.discard(&r)
+	}
+}
+
+// checkHalt counts a job's end for --halt and halts the run when that met
+// the condition. A dry run has nothing to count.
+func (p *Pool) checkHalt(r *Result) {
+	if r.DryRun || p.OnHalt == nil {
+		return
+	}
+	total := p.Total
+	if total == nil {
+		total = p.taken.Load
+	}
+	if h := p.halter.finished(r, total); h != nil {
+		p.OnHalt(h)
 	}
 }
 
@@ -280,7 +297,15 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 		sh := Command{Path: p.Template.shell, Args: []string{p.Template.shell, "-c", r.Command.String()}}
 		pr, err = spawn(&sh, env, stdio)
 	}
+	if errors.Is(err, syscall.EINVAL) && holdsNUL(r.Command.Args) {
+		err = &StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 127,
+			Reason: "an argument holds a NUL byte, which no command line can carry (split items at NUL with -0)"}
+	}
 	if err != nil {
+		var se *StartError
+		if !errors.As(err, &se) {
+			err = fmt.Errorf("%s: %w", r.Command.Path, err) // say which program
+		}
 		return p.cannotStart(r, err)
 	}
 	p.running.Add(1)
@@ -308,6 +333,17 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	r.Stdout = p.keep(r.Stdout)
 	r.Stderr = p.keep(r.Stderr)
 	return r
+}
+
+// holdsNUL reports whether an argument holds a NUL byte: exec refuses such
+// an argv (EINVAL), as it cannot be passed.
+func holdsNUL(args []string) bool {
+	for _, a := range args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // keep rewinds a captured output file, or gives it back at once when the job

@@ -128,11 +128,13 @@ func (t *token) values(item *input.Item, slot int) []string {
 	case jobSlot:
 		return []string{strconv.Itoa(slot)}
 	case posArg:
-		v := ""
-		if t.n <= len(item.Args) {
-			v = item.Args[t.n-1]
+		if t.n > len(item.Args) {
+			// No such argument or column: nothing at all, not an empty
+			// word, as in GNU parallel ({2} of a last -n 2 job with one
+			// item, {3} of a record with two columns).
+			return nil
 		}
-		return []string{apply(t.mod, v)}
+		return []string{apply(t.mod, item.Args[t.n-1])}
 	}
 	if t.mod == modNone {
 		return item.Args

@@ -1,0 +1,43 @@
+package cmd
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseJobs(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		ncpu int
+		want int
+	}{
+		{"", 4, 4},
+		{"1", 4, 1},
+		{"16", 4, 16},
+		{"0", 4, 0}, // no limit
+		{"50%", 4, 2},
+		{"50%", 1, 1}, // at least one
+		{"100%", 4, 4},
+		{"200%", 4, 8},
+		{"150%", 3, 4},
+		{"12.5%", 16, 2},
+		{"+1", 4, 5},
+		{"+0", 4, 4},
+		{"-1", 4, 3},
+		{"-1", 1, 1},
+		{"-100", 4, 1},
+	} {
+		got, err := parseJobs(c.s, c.ncpu)
+		if err != nil || got != c.want {
+			t.Errorf("parseJobs(%q, %d) = %d, %v; want %d", c.s, c.ncpu, got, err, c.want)
+		}
+	}
+	for _, s := range []string{"abc", "1.5", "%", "0%", "-5%", "x%", "+", "-", "+x", "--1", " 2", "2 ", "1e3", "0x10"} {
+		_, err := parseJobs(s, 4)
+		var ue *usageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--jobs: ") || !strings.Contains(err.Error(), "(try -j 4") {
+			t.Errorf("parseJobs(%q): %v, want a usage error that says what to try", s, err)
+		}
+	}
+}

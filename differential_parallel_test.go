@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// diffCase is one command line run through both fan and GNU parallel.
+type diffCase struct {
+	name  string
+	args  []string // after the program name; -j2 is put in front
+	stdin string
+	// sorted compares the lines of stdout sorted: the order of unordered
+	// output is not promised. Cases with -k compare stdout exactly.
+	sorted bool
+}
+
+// diffCases is the table. Cases where fan deliberately differs from GNU
+// parallel are left out, each with the reason:
+//   - --dry-run and -t of items with quotes: both quote, but GNU parallel
+//     writes ' as '"'"' and fan as '\” (same meaning, other bytes).
+//   - GNU parallel runs templates with $SHELL, fan with /bin/sh: the
+//     cases set SHELL=/bin/sh so that both use the same shell (echo
+//     builtins, for one, differ between shells).
+//   - a template whose program is a shell builtin and whose items start
+//     with - is covered only through printf: that is where fan picks the
+//     shell path on purpose, to match it.
+//   - an empty source among several: fan's product is empty, GNU parallel
+//     gives the empty source one empty value (see README, Input).
+//   - exit status 101 (more than 100 failures): GNU parallel needs many
+//     seconds for 105 jobs; testdata/script/exit_status.txtar checks fan's.
+//   - {%} with more than one job at a time: which slot a job gets depends
+//     on timing in both.
+var diffCases = []diffCase{
+	// Input sources.
+	{name: "stdin", args: []string{"echo"}, stdin: "a\nb\nc\n", sorted: true},
+	{name: "stdin-no-final-newline", args: []string{"-k", "echo"}, stdin: "a\nb"},
+	{name: "literal", args: []string{"echo", ":::", "a", "b", "c"}, sorted: true},
+	{name: "keep-order", args: []string{"-k", "echo", ":::", "a", "b", "c", "d", "e"}},
+	{name: "argsep-file", args: []string{"-k", "echo", "::::", "items.txt"}},
+	{name: "arg-file", args: []string{"-k", "-a", "items.txt", "echo"}},
+	{name: "arg-file-stdin", args: []string{"-k", "-a", "-", "echo"}, stdin: "p\nq\n"},
+	{name: "argsep-file-stdin", args: []string{"-k", "echo", "::::", "-"}, stdin: "p\nq\n"},
+	{name: "two-arg-files", args: []string{"-k", "-a", "items.txt", "-a", "nums.txt", "echo"}},
+	{name: "arg-file-then-literal", args: []string{"-k", "-a", "items.txt", "echo", ":::", "p", "q"}},
+	{name: "literal-and-file", args: []string{"-k", "echo", ":::", "a", "b", "::::", "nums.txt"}},
+	{name: "product", args: []string{"-k", "echo", ":::", "a", "b", ":::", "1", "2", "3"}},
+	{name: "product-three", args: []string{"-k", "echo", "{3}{2}{1}", ":::", "a", "b", ":::", "1", "2", ":::", "x", "y"}},
+	{name: "product-unordered", args: []string{"echo", "{1}-{2}", ":::", "a", "b", ":::", "1", "2"}, sorted: true},
+	{name: "link", args: []string{"-k", "--link", "echo", ":::", "a", "b", "c", ":::", "1", "2"}},
+	{name: "link-first-shorter", args: []string{"-k", "--link", "echo", ":::", "a", ":::", "1", "2", "3"}},
+	{name: "link-three", args: []string{"-k", "--link", "echo", "{1}{2}{3}", ":::", "a", "b", ":::", "1", "2", "3", "4", ":::", "x"}},
+	{name: "null", args: []string{"-k", "-0", "printf", "[%s]\\\\n"}, stdin: "a\x00b c\x00d\ne\x00"},
+	{name: "null-no-final", args: []string{"-k", "--null", "echo"}, stdin: "a\x00b"},
+	{name: "delimiter", args: []string{"-k", "-d", ",", "echo"}, stdin: "a,b,c"},
+	{name: "delimiter-tab", args: []string{"-k", "-d", "\\t", "echo"}, stdin: "a\tb\tc\n"},
+	{name: "delimiter-nul-escape", args: []string{"-k", "-d", "\\0", "echo"}, stdin: "a\x00b\x00"},
+	{name: "delimiter-newline-escape", args: []string{"-k", "-d", "\\n", "echo"}, stdin: "a b\nc\n"},
+	{name: "colsep", args: []string{"-k", "--colsep", ",", "echo", "{2}", "{1}"}, stdin: "a,b\nc,d\n"},
+	{name: "colsep-regex", args: []string{"-k", "--colsep", "[:;]+", "echo", "{3}-{1}"}, stdin: "a:b;;c\nx;y:z\n"},
+	{name: "colsep-append", args: []string{"-k", "--colsep", ",", "echo"}, stdin: "a,b,c\n"},
+	{name: "colsep-modifiers", args: []string{"-k", "--colsep", " ", "echo", "{1.}", "{2/}", "{2//}", "{1/.}"}, stdin: "d/a.txt e/f/g.c\n"},
+	{name: "no-run-if-empty", args: []string{"-k", "-r", "echo"}, stdin: "a\n\n  \nb\n\t\n"},
+	{name: "empty-items-run", args: []string{"-k", "echo", "[{}]"}, stdin: "a\n\nb\n"},
+	// Batching.
+	{name: "max-args", args: []string{"-k", "-n", "2", "echo", ":::", "a", "b", "c", "d", "e"}},
+	{name: "max-args-positional", args: []string{"-k", "-n", "2", "echo", "{2}", "{1}", ":::", "a", "b", "c"}},
+	{name: "max-args-all", args: []string{"-k", "-n", "3", "echo", "[{}]", ":::", "a", "b", "c", "d"}},
+	{name: "max-args-stdin", args: []string{"-k", "--max-args", "2", "echo"}, stdin: "1\n2\n3\n"},
+	{name: "max-args-link", args: []string{"-k", "--link", "-n", "2", "echo", ":::", "a", "b", "c", ":::", "1", "2", "3"}},
+	{name: "max-args-product", args: []string{"-k", "-n", "2", "echo", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "max-args-zero", args: []string{"-k", "-n", "0", "echo", "x", "x{}y"}, stdin: "a\nb\nc\n"},
+	{name: "max-args-seq", args: []string{"-k", "-n", "2", "echo", "{#}:{}", ":::", "a", "b", "c"}},
+	// Replacement strings.
+	{name: "replace-ext", args: []string{"-k", "echo", "[{.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/.b", "..", "./x.y", "a.b.c/"}},
+	{name: "replace-base", args: []string{"-k", "echo", "[{/}]", ":::", "a.b/c.d.e", "file", "a/", "/", "a//b", "/a"}},
+	{name: "replace-dir", args: []string{"-k", "echo", "[{//}]", ":::", "a.b/c.d.e", "file", "a/", "/", "a//b", "/a", "a/b/", "//a"}},
+	{name: "replace-base-ext", args: []string{"-k", "echo", "[{/.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/b.", "a/.x.y"}},
+	{name: "replace-seq", args: []string{"-k", "echo", "{#}", ":::", "a", "b", "c"}},
+	{name: "replace-slot-one-job", args: []string{"-j1", "-k", "echo", "{%}", "{#}", ":::", "a", "b"}},
+	{name: "replace-positional-product", args: []string{"-k", "echo", "{2}", "{1}", "{2.}", ":::", "a", "b", ":::", "x.c", "y.d"}},
+	{name: "replace-twice", args: []string{"-k", "echo", "{}{}", "{}", ":::", "a", "b"}},
+	{name: "replace-in-word", args: []string{"-k", "echo", "pre-{}-post", ":::", "a"}},
+	{name: "replace-I", args: []string{"-k", "-I", "XX", "echo", "pre-XX-post", "{}", ":::", "a", "b"}},
+	{name: "replace-I-brace", args: []string{"-k", "-I", "{x}", "echo", "{x}/{.}", ":::", "a.c"}},
+	{name: "append", args: []string{"-k", "printf", "[%s]\\\\n", ":::", "a", "b c"}},
+	// Commands.
+	{name: "no-command", args: []string{"-k"}, stdin: "echo a\necho b | tr a-z A-Z\n"},
+	{name: "pipeline-words", args: []string{"-k", "echo", "{}", "|", "tr", "a-z", "A-Z", ":::", "ab", "cd"}},
+	{name: "shell-arith", args: []string{"-k", "echo", "$(( {} * 2 ))", ":::", "1", "21"}},
+	{name: "quoting", args: []string{"-k", "printf", "[%s]\\\\n", ":::", "a b", "c'd", `e"f`, "$(echo x)", "`echo y`", "*", "a;b", "a|b", "-n", "--", "~", "é", ""}},
+	{name: "quoting-shell", args: []string{"-k", "printf '[%s]\\n' {} | cat", ":::", "a b", "c'd", "$(echo x)", "*", "-x"}},
+	{name: "crlf-kept", args: []string{"-k", "printf", "[%s]\\\\n"}, stdin: "a\r\nb\r\n"},
+	{name: "invalid-utf8", args: []string{"-k", "printf", "[%s]\\\\n"}, stdin: "\xff\xfe\n\xc3\x28\n"},
+	// Only plain words: see the exclusions above.
+	{name: "dry-run-plain", args: []string{"-k", "--dry-run", "echo", "{}", "x", ":::", "a", "b.c"}},
+	// Exit status.
+	{name: "exit-ok", args: []string{"true", ":::", "1", "2"}},
+	{name: "exit-count", args: []string{"false", ":::", "1", "2", "3"}},
+	{name: "exit-mixed", args: []string{"-k", "exit {}", ":::", "0", "3", "0", "1"}},
+	{name: "exit-output-of-failed", args: []string{"-k", "echo {}; exit 1", ":::", "a", "b"}},
+	{name: "exit-missing-command", args: []string{"no-such-command-fan-diff", ":::", "a"}},
+}
+
+// TestDifferentialParallel runs each case through fan and GNU parallel and
+// compares stdout and the exit status.
+func TestDifferentialParallel(t *testing.T) {
+	par, err := exec.LookPath("parallel")
+	if err != nil {
+		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
+	}
+	fan, err := exec.LookPath("fan")
+	if err != nil {
+		t.Fatalf("fan is not on PATH: %v", err)
+	}
+	if len(diffCases) < 40 {
+		t.Fatalf("only %d differential cases", len(diffCases))
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{"items.txt": "x\ny\n", "nums.txt": "1\n2\n3\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir() // GNU parallel keeps state under $HOME
+	for _, c := range diffCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"-j2"}, c.args...)
+			fout, fstatus := runDiff(t, dir, home, fan, args, c.stdin)
+			pout, pstatus := runDiff(t, dir, home, par, append([]string{"--will-cite"}, args...), c.stdin)
+			if c.sorted {
+				fout, pout = sortLines(fout), sortLines(pout)
+			}
+			if fout != pout {
+				t.Errorf("fan %q\nstdout:\n%q\nGNU parallel:\n%q", args, fout, pout)
+			}
+			if fstatus != pstatus {
+				t.Errorf("fan %q: exit status %d, GNU parallel %d", args, fstatus, pstatus)
+			}
+		})
+	}
+}
+
+func runDiff(t *testing.T, dir, home, prog string, args []string, stdin string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "HOME="+home, "SHELL=/bin/sh", "PARALLEL_HOME="+filepath.Join(home, ".parallel"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = 10 * time.Second
+	err := cmd.Run()
+	status := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		status = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%s %q: %v", prog, args, err)
+	}
+	return out.String(), status
+}
+
+func sortLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}
