@@ -39,6 +39,20 @@ type Options struct {
 	Resume       bool
 	ResumeFailed bool
 
+	// The xargs drop-in and packing flags (see addXargsFlags).
+	Xargs          bool
+	PackContext    bool // -X
+	PackMulti      bool // -m
+	MaxLines       int
+	MaxChars       int
+	Exact          bool // -x
+	EOFString      string
+	ProcessSlotVar string
+	ShowLimits     bool
+	// last records the order in which -n, -L and -I were given: under
+	// --xargs the last of them wins, as in xargs.
+	last map[string]int
+
 	// Command is the command template's words.
 	Command []string
 	// Sources are the ::: lists and :::: files, after the -a files.
@@ -89,12 +103,16 @@ type config struct {
 	retryGap time.Duration
 	delay    time.Duration
 	halt     runner.Halt
+	pack     *packSpec // nil unless items are packed (--xargs, -X, -m, -L, -s)
 }
 
 // check validates the options before anything runs.
 func (o *Options) check() (*config, error) {
 	c := &config{}
 	var err error
+	if o.Xargs && o.Jobs == "" {
+		o.Jobs = "1" // xargs runs one command at a time
+	}
 	if c.jobs, err = parseJobs(o.Jobs, runtime.NumCPU()); err != nil {
 		return nil, err
 	}
@@ -155,6 +173,16 @@ func (o *Options) check() (*config, error) {
 	if len(c.sources) == 0 {
 		c.sources = []sourceSpec{{stdin: true}}
 	}
-	c.template = runner.NewTemplate(runner.TemplateOptions{Words: o.Command, Replace: o.Replace, Shell: o.Shell})
+	if err := o.checkPacking(c); err != nil {
+		return nil, err
+	}
+	words := o.Command
+	if o.Xargs && len(words) == 0 {
+		words = []string{"echo"} // as in xargs
+	}
+	c.template = runner.NewTemplate(runner.TemplateOptions{
+		Words: words, Replace: o.Replace, Shell: o.Shell,
+		Argv: o.Xargs, Context: o.PackContext,
+	})
 	return c, nil
 }

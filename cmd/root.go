@@ -43,7 +43,11 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 		Version: Version,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Command, o.Sources = splitArgs(args)
+			if o.Xargs {
+				o.Command = args // xargs knows no ::: or ::::
+			} else {
+				o.Command, o.Sources = splitArgs(args)
+			}
 			res := run(o, stdin, stdout, stderr)
 			*status = exitStatus(res)
 			if errors.Is(res.err, syscall.EPIPE) {
@@ -52,7 +56,13 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 			if res.err != nil {
 				fmt.Fprintf(stderr, "fan: %v\n", res.err)
 			}
+			if res.xargsAbort != nil {
+				fmt.Fprintln(stderr, res.xargsAbort.msg)
+			}
 			s := res.stats
+			if o.Xargs && !res.interrupted && o.Failures == "" {
+				return nil // xargs prints no summary
+			}
 			if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
 				fmt.Fprintln(stderr, output.Summary(s, o.Failures))
 			}
@@ -67,7 +77,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	c.SetOut(stdout)
 	c.SetErr(stderr)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageErrorf("%v (see fan --help)", err)
+		return &usageError{msg: fmt.Sprintf("%v (see fan --help)", err), xargs: o.Xargs}
 	})
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command is the command's

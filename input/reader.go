@@ -20,6 +20,10 @@ type Reader struct {
 	MaxArgs int
 	// SkipBlank drops records that hold only blanks (-r).
 	SkipBlank bool
+	// Pack, when set, builds the items instead of MaxArgs: as many
+	// arguments per item as fit (--xargs, -X, -m, -L, -s). Without its own
+	// Lines it packs the records of Sources, one line each.
+	Pack *Packer
 
 	ts  tuples
 	seq int64
@@ -85,6 +89,9 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 
 // next reads the records of one item and numbers it.
 func (r *Reader) next() (Item, error) {
+	if r.Pack != nil {
+		return r.packed()
+	}
 	if r.ts == nil {
 		r.ts = r.tuples()
 	}
@@ -135,4 +142,18 @@ func (r *Reader) appendColumns(args []string, t []string) []string {
 		args = append(args, r.Colsep.Split(rec, -1)...)
 	}
 	return args
+}
+
+// packed numbers the next item the Packer builds.
+func (r *Reader) packed() (Item, error) {
+	if r.Pack.Lines == nil {
+		r.ts = r.tuples()
+		r.Pack.Lines = recordLines{r}
+	}
+	args, err := r.Pack.Next()
+	if err != nil {
+		return Item{}, err
+	}
+	r.seq++
+	return Item{Seq: r.seq, Args: args, Records: args}, nil
 }

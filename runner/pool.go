@@ -63,6 +63,14 @@ type Pool struct {
 	// Skip, when set, tells which jobs an earlier run did (--resume); they
 	// yield a Skipped result and do not run.
 	Skip func(seq int64) bool
+	// Finished, when set, sees each job's final result before its slot is
+	// freed, so that it can stop the intake before another job starts
+	// (--xargs stops at a job that exits 255). It may be called from
+	// several goroutines at once.
+	Finished func(*Result)
+	// SlotVar, when set, names an environment variable that holds the
+	// job's slot counted from 0 (xargs's --process-slot-var).
+	SlotVar string
 
 	window  chan struct{}
 	slots   slots
@@ -184,6 +192,9 @@ func (p *Pool) attempts(ctx context.Context, item *input.Item) Result {
 			if p.halter.finished(r.OK(), p.taken.Load) && p.OnHalt != nil {
 				p.OnHalt(p.Halt.Now)
 			}
+			if p.Finished != nil {
+				p.Finished(&r)
+			}
 			p.slots.put(slot)
 			return r
 		}
@@ -233,6 +244,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	}
 	env := append(p.Env[:len(p.Env):len(p.Env)],
 		"FAN_SEQ="+strconv.FormatInt(item.Seq, 10), "FAN_SLOT="+strconv.Itoa(slot))
+	if p.SlotVar != "" {
+		env = append(env, p.SlotVar+"="+strconv.Itoa(slot-1))
+	}
 	if !p.pace.wait(p.intake) {
 		r.Status, r.NotStarted = -1, true
 		p.discard(&r)
