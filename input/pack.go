@@ -174,7 +174,7 @@ func (p *Packer) flush() {
 
 // recordLines turns a Reader's tuples into packer lines: each tuple is one
 // line whose items are its columns. As with GNU parallel's -L, a record
-// that ends with a blank goes on with the next one.
+// that ends with a blank goes on with the next one: the two make one item.
 type recordLines struct {
 	r *Reader
 }
@@ -184,9 +184,15 @@ func (l recordLines) ReadLine() ([]string, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	lines := 1
-	if len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
-		lines = 0
+	for len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
+		more, err := l.r.ts.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		t = []string{t[0] + more[0]}
 	}
-	return l.r.appendColumns(nil, t), lines, nil
+	return l.r.appendColumns(nil, t), 1, nil
 }
