@@ -87,7 +87,7 @@ var xargsCases = []struct {
 	{"-s too small for the command", "a\n", []string{"-s", "6", "echo"}},
 	{"-s just fits", "a\n", []string{"-s", "7", "echo"}},
 	{"-x with -n within -s", "a b c d e f g h\n", []string{"-s", "14", "-n", "3", "-x", "echo"}},
-	{"-x with -n beyond -s", "a b c d e f g h\n", []string{"-s", "12", "-n", "3", "-x", "echo"}},
+	{"-x with -n beyond -s", "a b c d e f g h\n", []string{"-s", "10", "-n", "3", "-x", "echo"}},
 	{"-x with -L beyond -s", "a b c d\ne f g h\n", []string{"-s", "14", "-L", "1", "-x", "echo"}},
 	{"-L beyond -s splits", "a b c d\ne f g h\n", []string{"-s", "14", "-L", "1", "echo"}},
 	{"-I within -s", "abcdefghij\n", []string{"-I{}", "-s", "20", "echo", "x{}y{}"}},

@@ -33,9 +33,6 @@ func (o *Options) checkPacking(c *config) error {
 		return usageErrorf("-X and -m cannot be used together (pick one way of packing)")
 	}
 	if !o.Xargs {
-		if o.EOFString != "" {
-			return usageErrorf("-E needs --xargs (it is xargs's logical end of input)")
-		}
 		if !o.PackContext && !o.PackMulti && o.MaxLines == 0 && o.MaxChars == 0 {
 			if o.Exact {
 				return usageErrorf("-x needs -X, -m, -L or -s (it limits packed jobs)")

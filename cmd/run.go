@@ -62,7 +62,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
-	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty && !o.Xargs}
+	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
 	}
@@ -107,7 +107,10 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	var writeErr sync.Once
 	sink := &output.Sink{
-		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
+		// One job at a time finishes in input order, but its result may
+		// reach the sink after the next job's (the slot is freed first):
+		// keep the order explicitly, as xargs -P 1 and parallel -j1 do.
+		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder || c.jobs == 1,
 		Release:  pool.Release,
 		Announce: announce,
 		Joblog:   books.joblog,

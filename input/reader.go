@@ -20,6 +20,8 @@ type Reader struct {
 	MaxArgs int
 	// SkipBlank drops records that hold only blanks (-r).
 	SkipBlank bool
+	// EOF, when set, ends every source at a record equal to it (-E).
+	EOF string
 	// Pack, when set, builds the items instead of MaxArgs: as many
 	// arguments per item as fit (--xargs, -X, -m, -L, -s). Without its own
 	// Lines it packs the records of Sources, one line each.
@@ -118,9 +120,15 @@ func (r *Reader) next() (Item, error) {
 
 func (r *Reader) tuples() tuples {
 	srcs := r.Sources
-	if r.SkipBlank {
+	if r.EOF != "" {
 		srcs = make([]Source, len(r.Sources))
 		for i, s := range r.Sources {
+			srcs[i] = &stopAt{src: s, eof: r.EOF}
+		}
+	}
+	if r.SkipBlank {
+		srcs = append([]Source(nil), srcs...)
+		for i, s := range srcs {
 			srcs[i] = skipBlank{s}
 		}
 	}
