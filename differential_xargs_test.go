@@ -77,6 +77,10 @@ var xargsCases = []struct {
 	{"-r empty", "", withShow("-r")},
 	{"-r blank", "\n \n", withShow("-r")},
 	{"-r with items", "a\n", withShow("-r")},
+	// bad counts are errors (status 1)
+	{"-n 0", "a\n", withShow("-n", "0")},
+	{"-L 0", "a\n", withShow("-L", "0")},
+	{"-s 0", "a\n", withShow("-s", "0")},
 	// default command: echo
 	{"no command is echo", "a  b\nc\n", nil},
 	{"-n with echo", "a b c\n", []string{"-n", "2"}},

@@ -52,6 +52,12 @@ func (o *Options) checkPacking(c *config) error {
 	if len(c.sources) > 1 {
 		return usageErrorf("--xargs reads one input: stdin or a single -a FILE")
 	}
+	switch {
+	case o.changed("max-args") && o.MaxArgs < 1:
+		return usageErrorf("--max-args: %d is not a count (xargs wants -n 1 or more)", o.MaxArgs)
+	case o.changed("max-lines") && o.MaxLines < 1:
+		return usageErrorf("--max-lines: %d is not a count (xargs wants -L 1 or more)", o.MaxLines)
+	}
 	n, lines, replace := o.MaxArgs, o.MaxLines, o.Replace
 	switch o.lastOf("max-args", "max-lines", "replace") {
 	case "replace":
