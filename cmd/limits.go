@@ -15,6 +15,10 @@ const pointerSize = 8
 // bufferSize is the default command size under packing, as xargs's.
 const bufferSize = 128 << 10
 
+// maxArgStrlen is Linux's MAX_ARG_STRLEN: the longest one argument (NUL
+// included) may be. A command run by a shell is one such argument.
+const maxArgStrlen = 32 * 4096
+
 // jobEnvExtra is room for the variables fan adds to each job's environment
 // (FAN_SEQ, FAN_SLOT, --process-slot-var) beyond their names.
 const jobEnvExtra = 2 * (20 + 1 + pointerSize)

@@ -104,6 +104,7 @@ type config struct {
 	delay    time.Duration
 	halt     runner.Halt
 	pack     *packSpec // nil unless items are packed (--xargs, -X, -m, -L, -s)
+	argv     bool      // --xargs: commands are argv, never shell lines
 }
 
 // check validates the options before anything runs.
@@ -177,6 +178,7 @@ func (o *Options) check() (*config, error) {
 		return nil, err
 	}
 	words := o.Command
+	c.argv = o.Xargs
 	if o.Xargs && len(words) == 0 {
 		words = []string{"echo"} // as in xargs
 	}

@@ -103,10 +103,16 @@ func (c *config) packer(lim argLimits, lines input.LineReader) *input.Packer {
 	if c.pack.maxChars > 0 {
 		limit = min(c.pack.maxChars, lim.usable)
 	}
+	if !c.argv {
+		// The command line may go to a shell as one argument: it must fit
+		// in one (GNU parallel caps its line length the same way).
+		limit = min(limit, maxArgStrlen)
+	}
 	return &input.Packer{
 		Lines: lines, MaxArgs: c.pack.maxArgs, MaxLines: c.pack.maxLines,
 		Limit: limit, Base: base, Cost: cost, Hard: lim.usable, PerArg: pointerSize,
-		Exact: c.pack.exact, Whole: c.pack.whole, RunEmpty: c.pack.runEmpty,
+		MaxItem: maxArgStrlen - 1,
+		Exact:   c.pack.exact, Whole: c.pack.whole, RunEmpty: c.pack.runEmpty,
 	}
 }
 

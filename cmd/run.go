@@ -157,6 +157,9 @@ func jobEnv(env []string) []string {
 // readError says what went wrong with the input, with the size limit when
 // an item did not fit.
 func readError(err error, p *input.Packer) error {
+	if p != nil && errors.Is(err, input.ErrItemTooLong) {
+		return fmt.Errorf("%w: %d bytes (pass such data in a file instead)", err, p.MaxItem)
+	}
 	if p != nil && (errors.Is(err, input.ErrArgTooLong) || errors.Is(err, input.ErrListTooLong)) {
 		return fmt.Errorf("%w: the limit is %d bytes (raise it with -s, or use fewer items per job)", err, p.Limit)
 	}

@@ -10,6 +10,10 @@ import (
 // own, even with nothing else in it.
 var ErrArgTooLong = errors.New("an item does not fit in a command line on its own")
 
+// ErrItemTooLong is an argument longer than the system lets one argument
+// be (Packer.MaxItem).
+var ErrItemTooLong = errors.New("an item is longer than the system allows one argument to be")
+
 // ErrListTooLong is -x: the items that -n or -L put together do not fit in
 // a command line.
 var ErrListTooLong = errors.New("the items of one job do not fit in a command line (-x)")
@@ -43,6 +47,9 @@ type Packer struct {
 	// PerArg for each argument: what the kernel counts (a pointer per
 	// argument), so that a packed command never fails with E2BIG.
 	Hard, PerArg int
+	// MaxItem, when positive, is the longest an argument may be (the
+	// kernel's limit on one string); a longer one is ErrItemTooLong.
+	MaxItem int
 	// Exact is -x: when the arguments that -n or -L group do not fit, fail
 	// with ErrListTooLong instead of splitting them.
 	Exact bool
@@ -124,6 +131,12 @@ func (p *Packer) fill() {
 // push adds an argument to the item being packed, flushing it first when
 // the argument would not fit or -n is reached.
 func (p *Packer) push(arg string) error {
+	if p.MaxItem > 0 && len(arg) > p.MaxItem {
+		if !p.Exact && !p.Whole {
+			p.flush() // as xargs does when an item outgrows its buffer
+		}
+		return ErrItemTooLong
+	}
 	c, h := p.cost(arg, len(p.pending) == 0)
 	if !p.fits(c, h) {
 		if len(p.pending) == 0 {

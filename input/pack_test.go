@@ -54,6 +54,7 @@ func TestPackerSizes(t *testing.T) {
 		{"-x -L beyond -s fails", Packer{MaxLines: 1, Limit: 11, Base: 5, Exact: true}, nil, ErrListTooLong},
 		{"-x without -n or -L packs", Packer{Limit: 11, Base: 5, Exact: true}, [][]string{{"a", "b", "c"}, {"d", "e"}, {"ff", "g"}}, nil},
 		// the kernel's count: a pointer per argument
+		{"longest item", Packer{MaxItem: 1}, [][]string{{"a", "b", "c", "d", "e"}}, ErrItemTooLong},
 		{"hard limit", Packer{Base: 5, Hard: 5 + 3*10 + 1, PerArg: 8}, [][]string{{"a", "b", "c"}, {"d", "e", "ff"}, {"g"}}, nil},
 		{"cost", Packer{Limit: 10, Cost: func(a string, first bool) int {
 			if first {
