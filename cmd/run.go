@@ -65,6 +65,9 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
+		if _, ok := lines.(*input.XargsSplitter); ok {
+			reader.Pack.Record = input.XargsQuote // the failures file re-reads the same items
+		}
 	}
 	var halted atomic.Bool
 	pool := &runner.Pool{

@@ -59,6 +59,9 @@ type Packer struct {
 	// RunEmpty yields one item with no arguments when the input holds none
 	// (xargs without -r).
 	RunEmpty bool
+	// Record, when set, turns an argument back into input text for the
+	// item's Records (XargsQuote for xargs's quoting); nil keeps it as is.
+	Record func(arg string) string
 
 	pending []string
 	size    int // Base plus the costs of pending

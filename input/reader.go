@@ -162,6 +162,13 @@ func (r *Reader) packed() (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
+	recs := args
+	if r.Pack.Record != nil {
+		recs = make([]string, len(args))
+		for i, a := range args {
+			recs[i] = r.Pack.Record(a)
+		}
+	}
 	r.seq++
-	return Item{Seq: r.seq, Args: args, Records: args}, nil
+	return Item{Seq: r.seq, Args: args, Records: recs}, nil
 }

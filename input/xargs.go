@@ -206,3 +206,31 @@ func (d *DelimitedLines) ReadLine() ([]string, int, error) {
 	}
 	return []string{rec}, 1, nil
 }
+
+// XargsQuote writes an item so that an XargsSplitter reads it back as one
+// item, unchanged: blanks, quotes, backslashes and newlines are escaped
+// with a backslash, and the empty item is "". The failures file of an
+// --xargs run is written with it, so that fan --xargs -a FILE re-runs
+// exactly the items that failed.
+func XargsQuote(s string) string {
+	if s == "" {
+		return `""`
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isSpace(c) || c == '\'' || c == '"' || c == '\\' {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)+8), s[:i]...)
+			}
+			b = append(b, '\\')
+		}
+		if b != nil {
+			b = append(b, c)
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}

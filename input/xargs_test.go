@@ -82,6 +82,31 @@ func TestXargsSplitter(t *testing.T) {
 	}
 }
 
+// TestXargsQuoteRoundTrip: what XargsQuote writes, the splitter reads back
+// as the same items (the failures file of an --xargs run relies on it).
+func TestXargsQuoteRoundTrip(t *testing.T) {
+	items := []string{"a", "", "a b", "it's", `say "hi"`, `back\slash`, "new\nline", "\ttab\v\f\r", "EOF", "x\x01y"}
+	var in strings.Builder
+	for _, it := range items {
+		in.WriteString(XargsQuote(it) + "\n")
+	}
+	s := NewXargsSplitter(strings.NewReader(in.String()))
+	var got []string
+	for {
+		line, _, err := s.ReadLine()
+		got = append(got, line...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(got, items) {
+		t.Errorf("read back %q, want %q (written as %q)", got, items, in.String())
+	}
+}
+
 func TestQuoteErrorSaysWhatToDo(t *testing.T) {
 	msg := (&QuoteError{Quote: '\''}).Error()
 	for _, want := range []string{"unmatched single quote", "-0"} {
@@ -134,6 +159,11 @@ func FuzzXargsSplitter(f *testing.F) {
 		}
 		if (qerr != nil) != (xerr != nil) {
 			t.Errorf("%q: fan's error %v, xargs's %v", in, qerr, xerr)
+		}
+		// and XargsQuote writes any item so that it reads back whole
+		back, _, err := NewXargsSplitter(strings.NewReader(XargsQuote(in) + "\n")).ReadLine()
+		if err != nil || len(back) != 1 || back[0] != in {
+			t.Errorf("%q quoted as %q reads back as %q (%v)", in, XargsQuote(in), back, err)
 		}
 	})
 }
