@@ -184,7 +184,14 @@ func (w *xargsWatch) finished(r *runner.Result) {
 			a.why = abortNotFound
 		}
 		a.msg = fmt.Sprintf("fan: %s: could not be run; stopped, as xargs does", name)
-	case r.Signal != 0 || r.TimedOut:
+	case r.TimedOut:
+		// fan's own --timeout, not a crash: a failure like exit 1-125, and
+		// the other items still run
+		w.mu.Lock()
+		w.failed = w.failed || w.abort == nil
+		w.mu.Unlock()
+		return
+	case r.Signal != 0:
 		a.why = abortSignal
 		a.msg = fmt.Sprintf("fan: %s: terminated by a signal; stopped, as xargs does", name)
 	case r.Status == 255:
