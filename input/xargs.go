@@ -2,6 +2,7 @@ package input
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -37,13 +38,9 @@ type XargsSplitter struct {
 	EOF string
 	// Lines makes each input line one item (-I).
 	Lines bool
-	// NULWarning, when set, is called once if the input holds a NUL byte:
-	// like xargs, fan cuts the item there (an argument cannot hold NUL).
-	NULWarning func()
 
-	done   bool
-	warned bool
-	buf    []byte
+	done bool
+	buf  []byte
 }
 
 // NewXargsSplitter returns an XargsSplitter reading r.
@@ -169,16 +166,10 @@ func eofIfNone(items []string) error {
 }
 
 // cut turns an item's bytes into a string, cutting it at a NUL byte as the
-// exec of a C string would.
+// exec of a C string would (xargs also warns; fan's reader owns no stderr).
 func (s *XargsSplitter) cut(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			if !s.warned && s.NULWarning != nil {
-				s.NULWarning()
-			}
-			s.warned = true
-			return string(b[:i])
-		}
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return string(b[:i])
 	}
 	return string(b)
 }
