@@ -110,7 +110,7 @@ var xargsCases = []struct {
 	{"a directory is 126", "a\n", []string{"/etc"}},
 	{"-I does not replace the program", "true\n", []string{"-I{}", "{}"}},
 	// -P, --process-slot-var
-	{"-P 3 slots", "x y z\n", []string{"-P3", "-n1", "--process-slot-var=SLOT", "sh", "-c", `sleep 0.3; echo $SLOT`}},
+	{"-P 3 slots", "x y z\n", []string{"-P3", "-n1", "--process-slot-var=SLOT", "sh", "-c", `sleep 1; echo $SLOT`}},
 	{"slot var with -P 1", "a b\n", []string{"-n1", "--process-slot-var", "SLOT", "sh", "-c", `echo $SLOT`}},
 }
 
