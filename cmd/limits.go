@@ -55,7 +55,7 @@ func argMax() int {
 }
 
 // show writes the limits the way xargs --show-limits does.
-func (l argLimits) show(w io.Writer, jobs int) {
+func (l argLimits) show(w io.Writer) {
 	fmt.Fprintf(w, "Your environment variables take up %d bytes\n", l.env)
 	fmt.Fprintf(w, "POSIX upper limit on argument length (this system): %d\n", l.posix)
 	fmt.Fprintf(w, "POSIX smallest allowable upper limit on argument length (all systems): 4096\n")

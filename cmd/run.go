@@ -44,7 +44,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	lim := computeLimits(env, o.ProcessSlotVar)
 	if o.ShowLimits {
-		lim.show(stderr, c.jobs) // before the sink owns stderr
+		lim.show(stderr) // before the sink owns stderr
 	}
 	books, err := openBooks(o, c)
 	if err != nil {
