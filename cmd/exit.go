@@ -25,6 +25,44 @@ type outcome struct {
 	interrupted bool           // a signal cut the run short
 	halted      *runner.Halted // how the run stood when --halt fired, or nil
 	halt        runner.Halt    // the --halt condition
+	xargs       bool           // --xargs: xargs's exit statuses
+	xargsAbort  *xargsAbort    // --xargs: why the run stopped early
+	xargsFailed bool           // --xargs: a command exited 1–125
+}
+
+// Exit statuses under --xargs, as GNU xargs's.
+const (
+	xargsError    = 1   // fan's own error: usage, input, an unmatched quote
+	xargsFailed   = 123 // a command exited 1–125
+	xargsExit255  = 124 // a command exited 255 (the run stopped there)
+	xargsSignaled = 125 // a command was killed by a signal
+	xargsNoExec   = 126 // a command could not be run
+	xargsNotFound = 127 // a command was not found
+)
+
+// xargsAbortStatus maps why an --xargs run stopped early to its status.
+var xargsAbortStatus = map[abortWhy]int{
+	abortExit255:  xargsExit255,
+	abortSignal:   xargsSignaled,
+	abortNoExec:   xargsNoExec,
+	abortNotFound: xargsNotFound,
+}
+
+// xargsStatus is exitStatus under --xargs.
+func xargsStatus(o outcome) int {
+	switch {
+	case errors.Is(o.err, syscall.EPIPE):
+		return exitBrokenPipe
+	case o.err != nil:
+		return xargsError
+	case o.interrupted:
+		return exitInterrupted
+	case o.xargsFailed:
+		return xargsFailed // even after an abort: xargs exits with it then too
+	case o.xargsAbort != nil:
+		return xargsAbortStatus[o.xargsAbort.why]
+	}
+	return exitOK
 }
 
 // exitStatus is the one place where the outcome of a run becomes fan's exit
@@ -32,6 +70,9 @@ type outcome struct {
 func exitStatus(o outcome) int {
 	var ue *usageError
 	var ie *inputError
+	if o.xargs || errors.As(o.err, &ue) && ue.xargs {
+		return xargsStatus(o)
+	}
 	switch {
 	case errors.As(o.err, &ue), errors.As(o.err, &ie):
 		return exitError

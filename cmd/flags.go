@@ -15,6 +15,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addOutputFlags(f, o)
 	addBookkeepingFlags(f, o)
 	addTerminalFlags(f, o)
+	addXargsFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
 	f.Bool("version", false, "print fan's version")
 }
@@ -82,4 +83,44 @@ func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
 	f.StringVar(&o.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.StringVar(&o.Completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
+}
+
+// addXargsFlags: packing several items into one command, and the xargs
+// drop-in. It wraps -n, -L, -I and -s to record whether and in which order
+// they were given (-n and -I are registered earlier).
+func addXargsFlags(f *pflag.FlagSet, o *Options) {
+	f.BoolVar(&o.Xargs, "xargs", false, "be GNU xargs: split input on blanks with its quoting, pack items, exec without a shell, its exit codes (default -P 1)")
+	f.BoolVarP(&o.PackContext, "context-replace", "X", false, "put as many items in each job as fit; a word holding {} is repeated for each")
+	f.BoolVarP(&o.PackMulti, "multi-args", "m", false, "put as many items in each job as fit; {} is all of them")
+	f.IntVarP(&o.MaxLines, "max-lines", "L", 0, "put `N` input lines in each job (a line ending with a blank goes on with the next)")
+	f.IntVarP(&o.MaxChars, "max-chars", "s", 0, "limit each command line to `N` characters")
+	f.BoolVarP(&o.Exact, "exit", "x", false, "fail when the items -n or -L put in a job do not fit in -s")
+	f.StringVarP(&o.EOFString, "eof", "E", "", "input ends at an item equal to `STR` (it and the rest are not read)")
+	f.StringVar(&o.ProcessSlotVar, "process-slot-var", "", "set the environment variable `NAME` to the job's slot, counted from 0")
+	f.BoolVar(&o.ShowLimits, "show-limits", false, "print the command-line size limits on stderr before running")
+	o.last = map[string]int{}
+	for _, name := range []string{"max-args", "max-lines", "replace", "max-chars"} {
+		fl := f.Lookup(name)
+		fl.Value = &ordered{Value: fl.Value, name: name, last: o.last}
+	}
+}
+
+// ordered is a flag value that records when it was last set.
+type ordered struct {
+	pflag.Value
+	name string
+	last map[string]int
+}
+
+func (v *ordered) Set(s string) error {
+	v.last[v.name] = maxOrder(v.last) + 1
+	return v.Value.Set(s)
+}
+
+func maxOrder(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n = max(n, v)
+	}
+	return n
 }

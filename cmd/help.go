@@ -24,6 +24,10 @@ signal cut the run short.`
 // longHelp is --help's text above the flags.
 const longHelp = description + `
 
+-X and -m put as many items in each job as fit. --xargs makes fan GNU
+xargs: items split on blanks with xargs's quoting, packed, exec'd without
+a shell, xargs's exit statuses (123-127, 1); output is still grouped.
+
 Replacement strings:
   {}    the item          {.}   without extension    {/}   basename
   {//}  dirname           {/.}  basename, no ext.    {#}   job number
@@ -46,6 +50,8 @@ func examples() []example {
 		{"fan --timeout 30s --retries 3 --failures failed.txt curl -fsSO {} < urls.txt", "fetch URLs, give each 30 seconds and three tries, and keep the ones that failed"},
 		{"fan -a failed.txt curl -fsSO {}", "run again the items that failed"},
 		{"fan < commands.txt", "each line is a command"},
+		{"fan -X echo x{}y ::: a b c", "as many items per job as fit: echo xay xby xcy"},
+		{"find . -name '*.tmp' | fan --xargs rm -f", "as xargs, with grouped output"},
 		{"fan --completion bash > /etc/bash_completion.d/fan", "install bash completions"},
 	}
 }

@@ -41,7 +41,10 @@ func parseJobs(s string, ncpu int) (int, error) {
 }
 
 // usageError is a mistake in how fan was called: exit status 255.
-type usageError struct{ msg string }
+type usageError struct {
+	msg   string
+	xargs bool // under --xargs: xargs's exit status 1
+}
 
 func (e *usageError) Error() string { return e.msg }
 

@@ -54,6 +54,20 @@ type Options struct {
 	Color        string
 	Completion   string
 
+	// The xargs drop-in and packing flags (see addXargsFlags).
+	Xargs          bool
+	PackContext    bool // -X
+	PackMulti      bool // -m
+	MaxLines       int
+	MaxChars       int
+	Exact          bool // -x
+	EOFString      string
+	ProcessSlotVar string
+	ShowLimits     bool
+	// last records the order in which -n, -L and -I were given: under
+	// --xargs the last of them wins, as in xargs.
+	last map[string]int
+
 	// Command is the command template's words.
 	Command []string
 	// Sources are the ::: lists and :::: files, after the -a files.
@@ -107,12 +121,17 @@ type config struct {
 	// drainTimeout is how long a drain may last before running jobs are
 	// terminated; 0 is forever.
 	drainTimeout time.Duration
+	pack         *packSpec // nil unless items are packed (--xargs, -X, -m, -L, -s)
+	argv         bool      // --xargs: commands are argv, never shell lines
 }
 
 // check validates the options before anything runs.
 func (o *Options) check() (*config, error) {
 	c := &config{}
 	var err error
+	if o.Xargs && o.Jobs == "" {
+		o.Jobs = "1" // xargs runs one command at a time
+	}
 	if c.jobs, err = parseJobs(o.Jobs, runtime.NumCPU()); err != nil {
 		return nil, err
 	}
@@ -185,7 +204,18 @@ func (o *Options) check() (*config, error) {
 	if err != nil {
 		return nil, usageErrorf("--shell: %q is not a program fan can run (give a shell, e.g. --shell /bin/bash)", o.Shell)
 	}
-	c.template = runner.NewTemplate(runner.TemplateOptions{Words: o.Command, Replace: o.Replace, Shell: shell})
+	if err := o.checkPacking(c); err != nil {
+		return nil, err
+	}
+	words := o.Command
+	c.argv = o.Xargs
+	if o.Xargs && len(words) == 0 {
+		words = []string{"echo"} // as in xargs
+	}
+	c.template = runner.NewTemplate(runner.TemplateOptions{
+		Words: words, Replace: o.Replace, Shell: shell,
+		Argv: o.Xargs, Context: o.PackContext,
+	})
 	return c, nil
 }
 

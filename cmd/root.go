@@ -44,7 +44,11 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 			if o.Completion != "" {
 				return writeCompletion(c, o.Completion, stdout)
 			}
-			o.Command, o.Sources = splitArgs(args)
+			if o.Xargs {
+				o.Command = args // xargs knows no ::: or ::::
+			} else {
+				o.Command, o.Sources = splitArgs(args)
+			}
 			o.NoArgs = o.MaxArgs == 0 && c.Flags().Changed("max-args")
 			res := run(o, stdin, stdout, stderr)
 			*status = exitStatus(res)
@@ -54,7 +58,13 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 			if res.err != nil {
 				fmt.Fprintf(stderr, "fan: %v\n", res.err)
 			}
+			if res.xargsAbort != nil {
+				fmt.Fprintln(stderr, res.xargsAbort.msg)
+			}
 			s := res.stats
+			if o.Xargs && !res.interrupted && o.Failures == "" {
+				return nil // xargs prints no summary
+			}
 			if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
 				term, _ := o.terminal(stderr, os.Getenv) // checked by run
 				fmt.Fprintln(stderr, term.palette.Summary(s, o.Failures))
@@ -70,7 +80,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	c.SetOut(stdout)
 	c.SetErr(stderr)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageErrorf("%v (see fan --help)", err)
+		return &usageError{msg: fmt.Sprintf("%v (see fan --help)", err), xargs: o.Xargs}
 	})
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command is the command's

@@ -33,20 +33,36 @@ func window() int {
 func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	c, err := o.check()
 	if err != nil {
-		return outcome{err: err}
+		return outcome{err: err, xargs: o.Xargs}
 	}
 	term, err := o.terminal(stderr, os.Getenv)
 	if err != nil {
-		return outcome{err: err}
+		return outcome{err: err, xargs: o.Xargs}
 	}
-	srcs, closeSrcs, err := openSources(c.sources, c.delim, stdin)
-	if err != nil {
-		return outcome{err: err}
+	env := jobEnv(os.Environ())
+	var srcs []input.Source
+	var lines input.LineReader
+	if o.Xargs {
+		in, closeIn, err := xargsInput(c, stdin)
+		if err != nil {
+			return outcome{err: err, xargs: o.Xargs}
+		}
+		defer closeIn()
+		lines = xargsLines(in, o, c)
+	} else {
+		var closeSrcs func()
+		if srcs, closeSrcs, err = openSources(c.sources, c.delim, stdin); err != nil {
+			return outcome{err: err, xargs: o.Xargs}
+		}
+		defer closeSrcs()
 	}
-	defer closeSrcs()
+	lim := computeLimits(env, o.ProcessSlotVar)
+	if o.ShowLimits {
+		lim.show(stderr) // before the sink owns stderr
+	}
 	books, err := openBooks(o, c)
 	if err != nil {
-		return outcome{err: err}
+		return outcome{err: err, xargs: o.Xargs}
 	}
 
 	intake, stopIntake := context.WithCancel(context.Background())
@@ -63,12 +79,20 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
 	var counted output.Intake // items read so far, for the progress display and --halt N%
-	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs, SkipBlank: o.NoRunIfEmpty, Count: &counted.Read}
+	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
+		SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString, Count: &counted.Read}
+	if c.pack != nil {
+		reader.Pack = c.packer(lim, lines)
+		if _, ok := lines.(*input.XargsSplitter); ok {
+			reader.Pack.Record = input.XargsQuote // the failures file re-reads the same items
+		}
+	}
 	var halted atomic.Pointer[runner.Halted]
 	pool := &runner.Pool{
 		Jobs:       c.jobs,
 		Template:   c.template,
-		Env:        jobEnv(os.Environ()),
+		Env:        env,
+		SlotVar:    o.ProcessSlotVar,
 		DryRun:     o.DryRun,
 		TermSeq:    c.termSeq,
 		Window:     window() + c.jobs,
@@ -91,6 +115,11 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		// As GNU parallel: a percentage of the jobs needs their number.
 		reader.Prefetch = true
 		pool.Total = counted.Read.Load
+	}
+	var watch *xargsWatch
+	if o.Xargs {
+		watch = &xargsWatch{stop: stopIntake}
+		pool.Finished = watch.finished
 	}
 	var spool *output.Spool
 	if !o.Ungroup {
@@ -159,12 +188,16 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	go pool.Run(intake, jobCtx, items, results)
 	stats, err := sink.Run(results)
 	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
-		err = &inputError{fmt.Errorf("reading input: %w", rerr)}
+		err = &inputError{readError(rerr, reader.Pack)}
 	}
 	if cerr := books.close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	return outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt}
+	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
+	if watch != nil {
+		res.xargsAbort, res.xargsFailed = watch.result()
+	}
+	return res
 }
 
 // jobEnv is fan's environment without a FAN_SEQ or FAN_SLOT of an outer fan.
@@ -176,4 +209,16 @@ func jobEnv(env []string) []string {
 		}
 	}
 	return out
+}
+
+// readError says what went wrong with the input, with the size limit when
+// an item did not fit.
+func readError(err error, p *input.Packer) error {
+	if p != nil && errors.Is(err, input.ErrItemTooLong) {
+		return fmt.Errorf("%w: %d bytes (pass such data in a file instead)", err, p.MaxItem)
+	}
+	if p != nil && (errors.Is(err, input.ErrArgTooLong) || errors.Is(err, input.ErrListTooLong)) {
+		return fmt.Errorf("%w: the limit is %d bytes (raise it with -s, or use fewer items per job)", err, p.Limit)
+	}
+	return fmt.Errorf("reading input: %w", err)
 }

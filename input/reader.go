@@ -33,6 +33,12 @@ type Reader struct {
 	// sent: the progress display's running total. Safe to read while Run
 	// runs.
 	Count *atomic.Int64
+	// EOF, when set, ends every source at a record equal to it (-E).
+	EOF string
+	// Pack, when set, builds the items instead of MaxArgs: as many
+	// arguments per item as fit (--xargs, -X, -m, -L, -s). Without its own
+	// Lines it packs the records of Sources, one line each.
+	Pack *Packer
 
 	ts  tuples
 	seq int64
@@ -111,6 +117,9 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 
 // next reads the records of one item and numbers it.
 func (r *Reader) next() (Item, error) {
+	if r.Pack != nil {
+		return r.packed()
+	}
 	if r.ts == nil {
 		r.ts = r.tuples()
 	}
@@ -145,9 +154,15 @@ func (r *Reader) next() (Item, error) {
 
 func (r *Reader) tuples() tuples {
 	srcs := r.Sources
-	if r.SkipBlank {
+	if r.EOF != "" {
 		srcs = make([]Source, len(r.Sources))
 		for i, s := range r.Sources {
+			srcs[i] = &stopAt{src: s, eof: r.EOF}
+		}
+	}
+	if r.SkipBlank {
+		srcs = append([]Source(nil), srcs...)
+		for i, s := range srcs {
 			srcs[i] = skipBlank{s}
 		}
 	}
@@ -169,4 +184,25 @@ func (r *Reader) appendColumns(args []string, t []string) []string {
 		args = append(args, r.Colsep.Split(rec, -1)...)
 	}
 	return args
+}
+
+// packed numbers the next item the Packer builds.
+func (r *Reader) packed() (Item, error) {
+	if r.Pack.Lines == nil {
+		r.ts = r.tuples()
+		r.Pack.Lines = recordLines{r}
+	}
+	args, err := r.Pack.Next()
+	if err != nil {
+		return Item{}, err
+	}
+	recs := args
+	if r.Pack.Record != nil {
+		recs = make([]string, len(args))
+		for i, a := range args {
+			recs[i] = r.Pack.Record(a)
+		}
+	}
+	r.seq++
+	return Item{Seq: r.seq, Args: args, Records: recs}, nil
 }

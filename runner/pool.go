@@ -77,6 +77,14 @@ type Pool struct {
 	// The files go back to the Spool when the job ends, so a receiver that
 	// reads them later must keep its own descriptors.
 	Started func(r *Result)
+	// Finished, when set, sees each job's final result before its slot is
+	// freed, so that it can stop the intake before another job starts
+	// (--xargs stops at a job that exits 255). It may be called from
+	// several goroutines at once.
+	Finished func(*Result)
+	// SlotVar, when set, names an environment variable that holds the
+	// job's slot counted from 0 (xargs's --process-slot-var).
+	SlotVar string
 
 	window  chan struct{}
 	slots   slots
@@ -214,6 +222,9 @@ func (p *Pool) attempts(ctx context.Context, item *input.Item, results chan<- Re
 		r.Attempts = attempt
 		if r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries || p.intake.Err() != nil {
 			p.checkHalt(&r) // before the slot is free, so that no new job slips in
+			if p.Finished != nil {
+				p.Finished(&r)
+			}
 			// Hand the result over before the slot is free, so that results
 			// arrive in the order the jobs ended (with -j1, input order).
 			results <- r
@@ -282,6 +293,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	}
 	env := append(p.Env[:len(p.Env):len(p.Env)],
 		"FAN_SEQ="+strconv.FormatInt(item.Seq, 10), "FAN_SLOT="+strconv.Itoa(slot))
+	if p.SlotVar != "" {
+		env = append(env, p.SlotVar+"="+strconv.Itoa(slot-1))
+	}
 	if !p.pace.wait(p.intake) {
 		r.Status, r.NotStarted = -1, true
 		p.discard(&r)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"fan/input"
 )
@@ -19,6 +20,13 @@ type TemplateOptions struct {
 	Replace string
 	// Shell runs jobs that need a shell; "" means /bin/sh.
 	Shell string
+	// Argv is xargs's way (--xargs): each word is one argument as given,
+	// never a shell command line; only Replace, when set, is replaced in
+	// them (and then the arguments are not appended).
+	Argv bool
+	// Context is GNU parallel's -X: a word that holds {} besides other
+	// text is repeated for each argument.
+	Context bool
 }
 
 // Template is a command template parsed once and rendered per job. It is
@@ -31,6 +39,11 @@ type Template struct {
 	path  string   // the program of words[0], resolved once
 	twin  bool     // the program is also a shell builtin (echo, true, false)
 	look  error    // why the program could not be resolved
+
+	argvMode   bool     // --xargs: words are argv, never a shell line
+	appendArgs bool     // --xargs without -I: the last word is the arguments
+	context    bool     // -X: repeat a word holding {} for each argument
+	lwords     [][]part // the template's words for rendering a line with -X
 }
 
 // shellChars are the characters that make a template need a shell when they
@@ -62,9 +75,12 @@ func wordSet(s string) map[string]bool {
 // syntax and its program is not a shell builtin, jobs exec the program
 // directly; its path is looked up once, here.
 func NewTemplate(o TemplateOptions) *Template {
-	t := &Template{shell: o.Shell}
+	t := &Template{shell: o.Shell, context: o.Context}
 	if t.shell == "" {
 		t.shell = "/bin/sh"
+	}
+	if o.Argv {
+		return t.parseArgv(o.Words, o.Replace)
 	}
 	replace := o.Replace
 	if replace == "" {
@@ -81,6 +97,9 @@ func NewTemplate(o TemplateOptions) *Template {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}
 	words := splitWords(t.parts)
+	if t.context {
+		t.lwords = words
+	}
 	prog := words[0]
 	if len(prog) != 1 || prog[0].tok != nil || strings.ContainsRune(prog[0].lit, '=') {
 		return t // program from a replacement string, or an assignment
@@ -112,7 +131,7 @@ func lookPath(name string) (string, error) {
 	if err == nil {
 		return path, nil
 	}
-	if errors.Is(err, fs.ErrPermission) {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
 		return "", &StartError{Name: name, Status: 126, Reason: "permission denied"}
 	}
 	return "", &StartError{Name: name, Status: 127, Reason: "command not found"}
@@ -181,6 +200,10 @@ func (t *Template) argv(item *input.Item, slot int) []string {
 			}
 			continue
 		}
+		if t.context && hasAllArgs(w) {
+			argv = appendContext(argv, w, item, slot)
+			continue
+		}
 		cur = cur[:0]
 		for _, p := range w {
 			if p.tok == nil {
@@ -202,6 +225,9 @@ func (t *Template) argv(item *input.Item, slot int) []string {
 
 // line renders the template as a shell command line, quoting every value.
 func (t *Template) line(item *input.Item, slot int) []byte {
+	if t.lwords != nil {
+		return t.contextLine(item, slot)
+	}
 	b := make([]byte, 0, 64)
 	for _, p := range t.parts {
 		if p.tok == nil {

@@ -1,0 +1,214 @@
+package input
+
+import (
+	"errors"
+	"io"
+	"strings"
+)
+
+// ErrArgTooLong is an argument that does not fit in a command line on its
+// own, even with nothing else in it.
+var ErrArgTooLong = errors.New("an item does not fit in a command line on its own")
+
+// ErrItemTooLong is an argument longer than the system lets one argument
+// be (Packer.MaxItem).
+var ErrItemTooLong = errors.New("an item is longer than the system allows one argument to be")
+
+// ErrListTooLong is -x: the items that -n or -L put together do not fit in
+// a command line.
+var ErrListTooLong = errors.New("the items of one job do not fit in a command line (-x)")
+
+// LineReader yields arguments a logical input line at a time: the items on
+// the line, and how many input lines it counts as for -L.
+type LineReader interface {
+	ReadLine() (items []string, lines int, err error)
+}
+
+// Packer puts as many arguments in each item as fit in a command line, as
+// xargs does and as GNU parallel's -X and -m do, within the -n, -L and -s
+// limits.
+type Packer struct {
+	// Lines is where arguments come from. When it is nil, a Reader feeds
+	// the packer its own records, one line each.
+	Lines LineReader
+	// MaxArgs is the most arguments per item (-n); 0 means no limit.
+	MaxArgs int
+	// MaxLines is the most input lines per item (-L); 0 means no limit.
+	MaxLines int
+	// Limit is the largest size a command may have (-s), in the unit of
+	// Base and Cost; 0 means no limit.
+	Limit int
+	// Base is the size of the command with no arguments.
+	Base int
+	// Cost is the size an argument adds to a command; first is set for the
+	// first argument of the command. Nil counts len(arg)+1, as xargs does.
+	Cost func(arg string, first bool) int
+	// Hard, when positive, is a second limit on Base plus the costs plus
+	// PerArg for each argument: what the kernel counts (a pointer per
+	// argument), so that a packed command never fails with E2BIG.
+	Hard, PerArg int
+	// MaxItem, when positive, is the longest an argument may be (the
+	// kernel's limit on one string); a longer one is ErrItemTooLong.
+	MaxItem int
+	// Exact is -x: when the arguments that -n or -L group do not fit, fail
+	// with ErrListTooLong instead of splitting them.
+	Exact bool
+	// Whole is -I: every line is one item on its own; a line too long
+	// fails with ErrListTooLong.
+	Whole bool
+	// RunEmpty yields one item with no arguments when the input holds none
+	// (xargs without -r).
+	RunEmpty bool
+	// Record, when set, turns an argument back into input text for the
+	// item's Records (XargsQuote for xargs's quoting); nil keeps it as is.
+	Record func(arg string) string
+
+	pending []string
+	size    int // Base plus the costs of pending
+	hard    int
+	lines   int
+	queue   []string // items of the line being packed
+	qLines  int
+	ready   [][]string
+	err     error // to return once ready is empty
+	emitted bool
+	eof     bool
+}
+
+// Next returns the arguments of the next item. After the last one it
+// returns io.EOF. A size error comes after the arguments xargs would still
+// run (those read before it, unless Exact or Whole).
+func (p *Packer) Next() ([]string, error) {
+	for len(p.ready) == 0 {
+		if p.err != nil {
+			return nil, p.err
+		}
+		if p.eof {
+			if p.RunEmpty && !p.emitted {
+				p.emitted = true
+				return []string{}, nil
+			}
+			return nil, io.EOF
+		}
+		p.fill()
+	}
+	args := p.ready[0]
+	p.ready = p.ready[1:]
+	p.emitted = true
+	return args, nil
+}
+
+// fill reads a line and packs its items.
+func (p *Packer) fill() {
+	items, lines, err := p.Lines.ReadLine()
+	for _, it := range items {
+		if perr := p.push(it); perr != nil {
+			p.err = perr
+			return
+		}
+	}
+	if p.Whole {
+		if len(items) > 0 || lines > 0 {
+			p.flush()
+		}
+	} else {
+		p.lines += lines
+		if p.MaxLines > 0 && p.lines >= p.MaxLines {
+			p.flush()
+		}
+	}
+	switch {
+	case err == io.EOF:
+		p.eof = true
+		p.flush()
+	case err != nil:
+		// Like xargs, run what was read before the error, unless -x or -I
+		// asked for all or nothing.
+		if !p.Exact && !p.Whole {
+			p.flush()
+		}
+		p.err = err
+	}
+}
+
+// push adds an argument to the item being packed, flushing it first when
+// the argument would not fit or -n is reached.
+func (p *Packer) push(arg string) error {
+	if p.MaxItem > 0 && len(arg) > p.MaxItem {
+		if !p.Exact && !p.Whole {
+			p.flush() // as xargs does when an item outgrows its buffer
+		}
+		return ErrItemTooLong
+	}
+	c, h := p.cost(arg, len(p.pending) == 0)
+	if !p.fits(c, h) {
+		if len(p.pending) == 0 {
+			return ErrArgTooLong
+		}
+		if p.Whole || (p.Exact && (p.MaxArgs > 0 || p.MaxLines > 0)) {
+			return ErrListTooLong
+		}
+		p.flush()
+		c, h = p.cost(arg, true)
+		if !p.fits(c, h) {
+			return ErrArgTooLong
+		}
+	}
+	p.pending = append(p.pending, arg)
+	p.size += c
+	p.hard += h
+	if p.MaxArgs > 0 && len(p.pending) == p.MaxArgs {
+		p.flush() // as xargs: at once, not when the next item comes
+	}
+	return nil
+}
+
+func (p *Packer) cost(arg string, first bool) (int, int) {
+	c := len(arg) + 1
+	if p.Cost != nil {
+		c = p.Cost(arg, first)
+	}
+	return c, c + p.PerArg
+}
+
+func (p *Packer) fits(c, h int) bool {
+	if p.Limit > 0 && p.Base+p.size+c > p.Limit {
+		return false
+	}
+	return p.Hard <= 0 || p.Base+p.hard+h <= p.Hard
+}
+
+// flush makes the pending arguments an item.
+func (p *Packer) flush() {
+	p.lines = 0
+	if len(p.pending) == 0 {
+		return
+	}
+	p.ready = append(p.ready, p.pending)
+	p.pending, p.size, p.hard = nil, 0, 0
+}
+
+// recordLines turns a Reader's tuples into packer lines: each tuple is one
+// line whose items are its columns. As with GNU parallel's -L, a record
+// that ends with a blank goes on with the next one: the two make one item.
+type recordLines struct {
+	r *Reader
+}
+
+func (l recordLines) ReadLine() ([]string, int, error) {
+	t, err := l.r.ts.next()
+	if err != nil {
+		return nil, 0, err
+	}
+	for len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
+		more, err := l.r.ts.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		t = []string{t[0] + more[0]}
+	}
+	return l.r.appendColumns(nil, t), 1, nil
+}

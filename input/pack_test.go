@@ -1,0 +1,163 @@
+package input
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// lines is a LineReader over fixed lines, each counting as one input line.
+type lines [][]string
+
+func (l *lines) ReadLine() ([]string, int, error) {
+	if len(*l) == 0 {
+		return nil, 0, io.EOF
+	}
+	items := (*l)[0]
+	*l = (*l)[1:]
+	return items, 1, nil
+}
+
+// packAll returns the items a Packer builds and the error that ended it.
+func packAll(p *Packer) ([][]string, error) {
+	var out [][]string
+	for {
+		args, err := p.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, args)
+	}
+}
+
+func TestPackerSizes(t *testing.T) {
+	in := func() *lines { return &lines{{"a", "b", "c", "d", "e"}, {"ff", "g"}} }
+	tests := []struct {
+		name string
+		p    Packer
+		want [][]string
+		err  error
+	}{
+		// xargs counts each argument's length plus one: base 5 ("echo\0"),
+		// limit 11 leaves room for three one-letter items.
+		{"limit", Packer{Limit: 11, Base: 5}, [][]string{{"a", "b", "c"}, {"d", "e"}, {"ff", "g"}}, nil},
+		{"exact fit", Packer{Limit: 7, Base: 5}, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}, ErrArgTooLong},
+		{"no room", Packer{Limit: 6, Base: 5}, nil, ErrArgTooLong},
+		{"-n", Packer{MaxArgs: 2}, [][]string{{"a", "b"}, {"c", "d"}, {"e", "ff"}, {"g"}}, nil},
+		{"-L", Packer{MaxLines: 1}, [][]string{{"a", "b", "c", "d", "e"}, {"ff", "g"}}, nil},
+		{"-L beyond -s splits", Packer{MaxLines: 1, Limit: 11, Base: 5}, [][]string{{"a", "b", "c"}, {"d", "e"}, {"ff", "g"}}, nil},
+		{"-x -L beyond -s fails", Packer{MaxLines: 1, Limit: 11, Base: 5, Exact: true}, nil, ErrListTooLong},
+		{"-x without -n or -L packs", Packer{Limit: 11, Base: 5, Exact: true}, [][]string{{"a", "b", "c"}, {"d", "e"}, {"ff", "g"}}, nil},
+		// the kernel's count: a pointer per argument
+		{"longest item", Packer{MaxItem: 1}, [][]string{{"a", "b", "c", "d", "e"}}, ErrItemTooLong},
+		{"hard limit", Packer{Base: 5, Hard: 5 + 3*10 + 1, PerArg: 8}, [][]string{{"a", "b", "c"}, {"d", "e", "ff"}, {"g"}}, nil},
+		{"cost", Packer{Limit: 10, Cost: func(a string, first bool) int {
+			if first {
+				return len(a)
+			}
+			return len(a) + 1
+		}}, [][]string{{"a", "b", "c", "d", "e"}, {"ff", "g"}}, nil},
+	}
+	for _, tt := range tests {
+		p := tt.p
+		p.Lines = in()
+		got, err := packAll(&p)
+		if !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestPackerRunEmpty(t *testing.T) {
+	for _, runEmpty := range []bool{false, true} {
+		p := &Packer{Lines: &lines{}, RunEmpty: runEmpty}
+		got, err := packAll(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 0; runEmpty {
+			if len(got) != 1 || len(got[0]) != 0 {
+				t.Errorf("RunEmpty: %q, want one item with no arguments", got)
+			}
+		} else if len(got) != want {
+			t.Errorf("empty input: %q, want nothing", got)
+		}
+	}
+}
+
+// TestPackerQuoteError: the items read before an unmatched quote still run,
+// as in xargs, unless -x or -I ask for all or nothing.
+func TestPackerQuoteError(t *testing.T) {
+	for _, tt := range []struct {
+		p    Packer
+		want [][]string
+	}{
+		{Packer{}, [][]string{{"a", "b"}}},
+		{Packer{MaxArgs: 1}, [][]string{{"a"}, {"b"}}},
+		{Packer{MaxArgs: 3, Exact: true}, nil},
+	} {
+		s := NewXargsSplitter(strings.NewReader("a b 'c\n"))
+		p := tt.p
+		p.Lines = s
+		got, err := packAll(&p)
+		var qe *QuoteError
+		if !errors.As(err, &qe) {
+			t.Errorf("%+v: error %v, want an unmatched quote", tt.p, err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%+v: %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestPackerWhole is -I: one line per item, never packed.
+func TestPackerWhole(t *testing.T) {
+	s := NewXargsSplitter(strings.NewReader(" a b \n\nc\n"))
+	s.Lines = true
+	got, err := packAll(&Packer{Lines: s, Whole: true, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"a b "}, {"c"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+	s = NewXargsSplitter(strings.NewReader("abcdef\n"))
+	s.Lines = true
+	if _, err := packAll(&Packer{Lines: s, Whole: true, Limit: 5}); !errors.Is(err, ErrArgTooLong) {
+		t.Errorf("a line beyond -s: %v, want ErrArgTooLong", err)
+	}
+}
+
+// TestReaderPacksRecords: without Lines the packer takes the reader's
+// records; a record ending with a blank goes on with the next (-L).
+func TestReaderPacksRecords(t *testing.T) {
+	r := &Reader{
+		Sources: []Source{NewSplitter(strings.NewReader("a \nb\nc\nd\n"), []byte("\n"))},
+		Pack:    &Packer{MaxLines: 2},
+	}
+	var got [][]string
+	for {
+		it, err := r.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Seq != int64(len(got)+1) {
+			t.Errorf("item %q numbered %d", it.Args, it.Seq)
+		}
+		got = append(got, it.Args)
+	}
+	if want := [][]string{{"a b", "c"}, {"d"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

@@ -1,0 +1,96 @@
+package runner
+
+import "fan/input"
+
+// Size tells how a job's command grows with its arguments, for packing
+// (--xargs, -X, -m): base is the size of the command with no argument, and
+// cost is what one more argument adds (first: it is the job's first). Under
+// Argv sizes count as xargs does (each argument's length plus one); else
+// as GNU parallel does, the length of the shell command line plus one.
+// Values of {n}, {#} and {%} are counted generously, so a command is never
+// larger than its size says.
+func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
+	if t.argvMode {
+		return t.argvSize()
+	}
+	if t.raw {
+		return 1, func(a string, first bool) int { return len(a) + sep(first, 1) }
+	}
+	words := t.lwords
+	if words == nil {
+		words = splitWords(t.parts)
+	}
+	var sites [][]part // where each argument lands: a context word, or {}
+	var mods []modifier
+	extra := 0 // per argument, for {n}: it may be any argument
+	for _, w := range words {
+		if t.context && hasAllArgs(w) {
+			sites = append(sites, w)
+			continue
+		}
+		for _, p := range w {
+			switch {
+			case p.tok == nil:
+			case p.tok.what == allArgs:
+				mods = append(mods, p.tok.mod)
+			case p.tok.what == posArg:
+				extra++
+			default:
+				base += 20 // {#} and {%}: room for any number
+			}
+		}
+	}
+	base += len(t.line(&input.Item{}, 0)) + 1
+	k := len(sites) + len(mods)
+	return base, func(a string, first bool) int {
+		c := sep(first, k)
+		one := input.Item{Args: []string{a}}
+		for _, w := range sites {
+			c += len(renderWord(nil, w, &one, 0, 0, true))
+		}
+		for _, m := range mods {
+			c += quotedLen(apply(m, a))
+		}
+		return c + extra*(quotedLen(a)+1)
+	}
+}
+
+// argvSize is Size under Argv: each word and each argument counts its
+// length plus one (its NUL), as in xargs.
+func (t *Template) argvSize() (int, func(string, bool) int) {
+	words := t.words
+	if t.appendArgs {
+		words = words[:len(words)-1]
+	}
+	base, k := 0, 0
+	for _, w := range words {
+		base++
+		for _, p := range w {
+			if p.tok == nil {
+				base += len(p.lit)
+			} else {
+				k++
+			}
+		}
+	}
+	if t.appendArgs {
+		return base, func(a string, _ bool) int { return len(a) + 1 }
+	}
+	return base, func(a string, _ bool) int { return k * len(a) }
+}
+
+// sep is the blank before an argument: none for the first at each site.
+func sep(first bool, k int) int {
+	if first {
+		return 0
+	}
+	return k
+}
+
+// quotedLen is the length of a value as a shell word.
+func quotedLen(s string) int {
+	if isPlain(s) {
+		return len(s)
+	}
+	return len(appendQuoted(nil, s))
+}

@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"fan/input"
+)
+
+// measure returns the size GNU parallel and xargs count for a job (the
+// shell line plus its NUL; under Argv each argument plus its NUL) and what
+// the kernel gets (each argument of the command that runs, plus its NUL).
+func measure(t *Template, item *input.Item) (counted, real int) {
+	c := t.Render(item, 1)
+	for _, a := range c.Args {
+		real += len(a) + 1
+	}
+	if t.argvMode {
+		return real, real
+	}
+	if c.Shell() {
+		real = len(c.Args[2]) + 1 // the shell's own words are few and short
+	}
+	return len(t.line(item, 1)) + 1, real
+}
+
+// TestSizeBoundsRender: what Size predicts for a job is never less than
+// what the rendered command takes, and for plain templates it is exact (so
+// -s packs as GNU parallel and xargs do).
+func TestSizeBoundsRender(t *testing.T) {
+	values := []string{"a", "bc", "a b", "it's", "$(x)", "", "dir/f.tar.gz", "-n"}
+	tests := []struct {
+		opts  TemplateOptions
+		exact bool
+	}{
+		{TemplateOptions{Words: []string{"echo"}}, true},
+		{TemplateOptions{Words: []string{"echo", "{}", "a", "{}"}}, true},
+		{TemplateOptions{Words: []string{"echo", "x{}y"}, Context: true}, true},
+		{TemplateOptions{Words: []string{"echo", "x{}y", "{}"}, Context: true}, true},
+		{TemplateOptions{Words: []string{"echo", "{.}", "{/}"}, Context: true}, true},
+		{TemplateOptions{Words: []string{"echo", "{#}", "{1}", "{%}:{}"}, Context: true}, false},
+		{TemplateOptions{Words: []string{"echo", "{#}", "{2}"}}, false},
+		{TemplateOptions{}, true},
+		{TemplateOptions{Words: []string{"printf", "%s\\n"}, Argv: true}, true},
+		{TemplateOptions{Words: []string{"sh", "-c", "echo $1", "_", "<{}>", "{}"}, Argv: true, Replace: "{}"}, true},
+	}
+	rng := rand.New(rand.NewSource(1))
+	for _, tt := range tests {
+		tpl := NewTemplate(tt.opts)
+		base, cost := tpl.Size()
+		for round := 0; round < 50; round++ {
+			n := 1 + rng.Intn(5)
+			if tt.opts.Replace != "" {
+				n = 1 // -I: one item per job
+			}
+			item := &input.Item{Seq: int64(rng.Intn(100000)) + 1}
+			want := base
+			for i := 0; i < n; i++ {
+				v := values[rng.Intn(len(values))]
+				item.Args = append(item.Args, v)
+				want += cost(v, i == 0)
+			}
+			counted, real := measure(tpl, item)
+			if counted > want || real > want || (tt.exact && counted != want) {
+				t.Errorf("%+v with %q: size %d (really %d), Size says %d", tt.opts, item.Args, counted, real, want)
+			}
+		}
+	}
+}
+
+func TestArgvTemplate(t *testing.T) {
+	tests := []struct {
+		opts TemplateOptions
+		args []string
+		want []string
+	}{
+		// the words are argv as given: no shell, no {} without -I
+		{TemplateOptions{Words: []string{"printf", "%s {} $HOME\n"}, Argv: true}, []string{"a b", "c"},
+			[]string{"printf", "%s {} $HOME\n", "a b", "c"}},
+		{TemplateOptions{Words: []string{"echo"}, Argv: true}, nil, []string{"echo"}},
+		// -I replaces in every word but the program, and appends nothing
+		{TemplateOptions{Words: []string{"echo", "x%y%", "%", "{}"}, Argv: true, Replace: "%"}, []string{"a b"},
+			[]string{"echo", "xa bya b", "a b", "{}"}},
+		{TemplateOptions{Words: []string{"{}", "{}"}, Argv: true, Replace: "{}"}, []string{"a"}, []string{"{}", "a"}},
+	}
+	for _, tt := range tests {
+		c := NewTemplate(tt.opts).Render(&input.Item{Seq: 1, Args: tt.args}, 1)
+		if c.Shell() {
+			t.Errorf("%+v: runs through a shell", tt.opts)
+		}
+		if !reflect.DeepEqual(c.Args, tt.want) {
+			t.Errorf("%+v with %q: argv %q, want %q", tt.opts, tt.args, c.Args, tt.want)
+		}
+	}
+}
+
+func TestContextReplace(t *testing.T) {
+	item := &input.Item{Seq: 7, Args: []string{"a b", "c"}}
+	tests := []struct {
+		words   []string
+		context bool
+		want    string
+	}{
+		{[]string{"echo", "pre{}post"}, true, "echo 'prea bpost' precpost"},
+		{[]string{"echo", "pre{}post"}, false, "echo 'prea b' cpost"}, // -m: direct exec, argv quoted for display
+		{[]string{"echo", "{#}-{}", "{}"}, true, "echo '7-a b' 7-c 'a b' c"},
+		{[]string{"echo", "{.}.x", "|", "wc"}, true, "echo 'a b'.x c.x | wc"}, // through the shell
+		{[]string{"echo", "{.}.x", "|", "wc"}, false, "echo 'a b' c.x | wc"},
+	}
+	for _, tt := range tests {
+		tpl := NewTemplate(TemplateOptions{Words: tt.words, Context: tt.context})
+		c := tpl.Render(item, 1)
+		if got := c.String(); got != tt.want {
+			t.Errorf("%q (context %v): %s, want %s", tt.words, tt.context, got, tt.want)
+		}
+	}
+}
