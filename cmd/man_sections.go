@@ -76,14 +76,20 @@ their output is written.
 Every item that was read but not run goes to the \fB\-\-failures\fR file.
 One line on stderr says so.
 .TP
-.B second signal
+.B second signal, or \fB\-\-drain\-timeout\fR running out
 running jobs are terminated with the \fB\-\-termseq\fR sequence (sent to
 each job's whole process group) and counted as failed; fan exits 130.
 .TP
 .B third signal
 fan kills every job's process group with SIGKILL and exits at once.
 .PP
-A closed stdout (SIGPIPE) ends the run quietly, with status 141.
+The exit status is 130 whenever a signal cut the run short, even when the
+drain completed.
+With \fB\-\-joblog\fR, \fB\-\-resume\fR runs exactly what an interrupted
+run left.
+A closed stdout (SIGPIPE) ends the run quietly, with status 141; running
+jobs are stopped with the termseq.
+No process of any job survives fan, whichever way it ends.
 .SH ENVIRONMENT
 .TP
 .B FAN_SEQ
