@@ -29,48 +29,73 @@ func window() int {
 	return defaultWindow
 }
 
+// stops are the three ways a run is cut short, each stronger than the last:
+// stop taking input (and starting jobs), terminate the running jobs with the
+// termseq, and kill them at once.
+type stops struct {
+	intake, jobs, kill                  context.Context
+	stopIntake, terminateJobs, killJobs context.CancelFunc
+}
+
+func newStops() *stops {
+	s := &stops{}
+	s.intake, s.stopIntake = context.WithCancel(context.Background())
+	s.jobs, s.terminateJobs = context.WithCancel(context.Background())
+	s.kill, s.killJobs = context.WithCancel(context.Background())
+	return s
+}
+
+func (s *stops) release() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
+
 // run wires the three stages together and runs them to the end.
 func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
+	failed := func(err error) outcome { return outcome{err: err, xargs: o.Xargs} }
 	c, err := o.check()
 	if err != nil {
-		return outcome{err: err, xargs: o.Xargs}
+		return failed(err)
 	}
 	term, err := o.terminal(stderr, os.Getenv)
 	if err != nil {
-		return outcome{err: err, xargs: o.Xargs}
+		return failed(err)
 	}
 	env := jobEnv(os.Environ())
-	var srcs []input.Source
-	var lines input.LineReader
-	if o.Xargs {
-		in, closeIn, err := xargsInput(c, stdin)
-		if err != nil {
-			return outcome{err: err, xargs: o.Xargs}
-		}
-		defer closeIn()
-		lines = xargsLines(in, o, c)
-	} else {
-		var closeSrcs func()
-		if srcs, closeSrcs, err = openSources(c.sources, c.delim, stdin); err != nil {
-			return outcome{err: err, xargs: o.Xargs}
-		}
-		defer closeSrcs()
-	}
 	lim := computeLimits(env, o.ProcessSlotVar)
+	var counted output.Intake // items read so far, for the progress display and --halt N%
+	reader, closeInput, err := openReader(o, c, stdin, lim, &counted)
+	if err != nil {
+		return failed(err)
+	}
+	defer closeInput()
 	if o.ShowLimits {
 		lim.show(stderr) // before the sink owns stderr
 	}
 	books, err := openBooks(o, c)
 	if err != nil {
-		return outcome{err: err, xargs: o.Xargs}
+		return failed(err)
 	}
 
-	intake, stopIntake := context.WithCancel(context.Background())
-	defer stopIntake()
-	jobCtx, stopJobs := context.WithCancel(context.Background())
-	defer stopJobs()
-	killCtx, killJobs := context.WithCancel(context.Background())
-	defer killJobs()
+	st := newStops()
+	defer st.release()
+	var halted atomic.Pointer[runner.Halted]
+	pool := newPool(o, c, env, books, st, &halted)
+	if c.halt.Percent {
+		// As GNU parallel: a percentage of the jobs needs their number.
+		reader.Prefetch = true
+		pool.Total = counted.Read.Load
+	}
+	var watch *xargsWatch
+	if o.Xargs {
+		watch = &xargsWatch{stop: st.stopIntake}
+		pool.Finished = watch.finished
+	}
+	sink, closeSink := newSink(o, c, pool, books, st, stdout, stderr)
+	defer closeSink()
+	sink.Meter = term.meter(stderr, &counted, c.jobs)
+	sink.Color = term.palette
+
+	drain := newDrain(c, pool, sink, st)
+	stopSignals := watchSignals(drain)
+	defer stopSignals()
 
 	queue := 4 * c.jobs
 	if c.jobs == 0 {
@@ -78,7 +103,45 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	items := make(chan input.Item, queue)
 	results := make(chan runner.Result, max(c.jobs, 16))
-	var counted output.Intake // items read so far, for the progress display and --halt N%
+	readErr := make(chan error, 1)
+	go func() {
+		err := reader.Run(st.intake, items)
+		counted.Ended.Store(true)
+		readErr <- err
+	}()
+	go pool.Run(st.intake, st.jobs, items, results)
+	stats, err := sink.Run(results)
+	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+		err = &inputError{readError(rerr, reader.Pack)}
+	}
+	if cerr := books.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
+	if watch != nil {
+		res.xargsAbort, res.xargsFailed = watch.result()
+	}
+	return res
+}
+
+// openReader opens the input sources (so that an unreadable file is an
+// error before any job starts) and builds the input stage over them.
+func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *output.Intake) (*input.Reader, func(), error) {
+	var srcs []input.Source
+	var lines input.LineReader
+	var closeInput func()
+	if o.Xargs {
+		in, closeIn, err := xargsInput(c, stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		lines, closeInput = xargsLines(in, o, c), closeIn
+	} else {
+		var err error
+		if srcs, closeInput, err = openSources(c.sources, c.delim, stdin); err != nil {
+			return nil, nil, err
+		}
+	}
 	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
 		SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString, Count: &counted.Read}
 	if c.pack != nil {
@@ -87,8 +150,13 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 			reader.Pack.Record = input.XargsQuote // the failures file re-reads the same items
 		}
 	}
-	var halted atomic.Pointer[runner.Halted]
-	pool := &runner.Pool{
+	return reader, closeInput, nil
+}
+
+// newPool builds the runner stage. When --halt fires, it records how the
+// run stood in halted and stops the intake (and, with now, the jobs).
+func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) *runner.Pool {
+	return &runner.Pool{
 		Jobs:       c.jobs,
 		Template:   c.template,
 		Env:        env,
@@ -102,57 +170,46 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		Delay:      c.delay,
 		Halt:       c.halt,
 		Skip:       books.skip,
-		Kill:       killCtx,
+		Kill:       st.kill,
 		OnHalt: func(h *runner.Halted) {
 			halted.Store(h)
-			stopIntake()
+			st.stopIntake()
 			if c.halt.Now {
-				stopJobs()
+				st.terminateJobs()
 			}
 		},
 	}
-	if c.halt.Percent {
-		// As GNU parallel: a percentage of the jobs needs their number.
-		reader.Prefetch = true
-		pool.Total = counted.Read.Load
-	}
-	var watch *xargsWatch
-	if o.Xargs {
-		watch = &xargsWatch{stop: stopIntake}
-		pool.Finished = watch.finished
-	}
-	var spool *output.Spool
-	if !o.Ungroup {
-		keep := 2*c.jobs + 8
-		if o.LineBuffer {
-			keep = 0 // the sink reads a job's files after the pool gives them back
-		}
-		spool = output.NewSpool("", keep)
-		defer spool.Close()
-		pool.Spool = spool
-	}
-	var announce chan runner.Command
-	if o.Verbose && !o.DryRun {
-		announce = make(chan runner.Command)
-		pool.Announce = announce
-	}
+}
+
+// newSink builds the output stage and the spool files it shares with the
+// pool. A write error of fan's own stops the run. The returned function
+// closes the spool.
+func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, stdout, stderr *os.File) (*output.Sink, func()) {
 	var writeErr sync.Once
 	sink := &output.Sink{
 		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
 		LineBuffer: o.LineBuffer,
 		Tag:        o.tagger(),
 		Release:    pool.Release,
-		Announce:   announce,
 		Joblog:     books.joblog,
 		Failures:   books.failures,
-		Meter:      term.meter(stderr, &counted, c.jobs),
-		Color:      term.palette,
 		OnError: func(error) {
-			writeErr.Do(func() { stopIntake(); stopJobs() })
+			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},
 	}
-	if spool != nil {
-		sink.Spool = spool
+	closeSpool := func() {}
+	if !o.Ungroup {
+		keep := 2*c.jobs + 8
+		if o.LineBuffer {
+			keep = 0 // the sink reads a job's files after the pool gives them back
+		}
+		spool := output.NewSpool("", keep)
+		pool.Spool, sink.Spool = spool, spool
+		closeSpool = spool.Close
+	}
+	if o.Verbose && !o.DryRun {
+		announce := make(chan runner.Command)
+		pool.Announce, sink.Announce = announce, announce
 	}
 	if o.Results != "" {
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources)}
@@ -160,10 +217,15 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if o.LineBuffer {
 		pool.Started = sink.StartHook()
 	}
+	return sink, closeSpool
+}
 
+// newDrain builds the signal state machine of the run; its messages go
+// through the sink, the only writer of stderr.
+func newDrain(c *config, pool *runner.Pool, sink *output.Sink, st *stops) *drain {
 	notices := make(chan string, 8)
 	sink.Notices = notices
-	drain := &drain{
+	return &drain{
 		timeout: c.drainTimeout,
 		running: pool.Running,
 		notify: func(msg string) {
@@ -172,32 +234,10 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 			default: // the sink is stuck on a write: the message is not worth a hang
 			}
 		},
-		stopIntake: stopIntake,
-		terminate:  stopJobs,
-		kill:       killJobs,
+		stopIntake: st.stopIntake,
+		terminate:  st.terminateJobs,
+		kill:       st.killJobs,
 	}
-	stopSignals := watchSignals(drain)
-	defer stopSignals()
-
-	readErr := make(chan error, 1)
-	go func() {
-		err := reader.Run(intake, items)
-		counted.Ended.Store(true)
-		readErr <- err
-	}()
-	go pool.Run(intake, jobCtx, items, results)
-	stats, err := sink.Run(results)
-	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
-		err = &inputError{readError(rerr, reader.Pack)}
-	}
-	if cerr := books.close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
-	if watch != nil {
-		res.xargsAbort, res.xargsFailed = watch.result()
-	}
-	return res
 }
 
 // jobEnv is fan's environment without a FAN_SEQ or FAN_SLOT of an outer fan.
