@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,17 +21,7 @@ func runTool(t *testing.T, dir, tool, script string) (string, int) {
 	c := exec.Command("/bin/sh", "-c", script)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "TOOL="+tool)
-	var out bytes.Buffer
-	c.Stdout = &out
-	err := c.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return out.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatalf("%s: %v", script, err)
-	}
-	return out.String(), 0
+	return stdoutAndStatus(t, c)
 }
 
 func needParallel(t *testing.T) {

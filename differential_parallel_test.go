@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,19 +153,8 @@ func runDiff(t *testing.T, dir, home, prog string, args []string, stdin string) 
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), "HOME="+home, "SHELL=/bin/sh", "PARALLEL_HOME="+filepath.Join(home, ".parallel"))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = 10 * time.Second
-	err := cmd.Run()
-	status := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		status = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("%s %q: %v", prog, args, err)
-	}
-	return out.String(), status
+	return stdoutAndStatus(t, cmd)
 }
 
 func sortLines(s string) string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -202,15 +201,5 @@ func runWith(t *testing.T, stdin, prog string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(prog, args...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		return out.String(), ee.ExitCode()
-	case err != nil:
-		t.Fatalf("%s: %v", prog, err)
-	}
-	return out.String(), 0
+	return stdoutAndStatus(t, cmd)
 }

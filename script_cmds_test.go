@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,13 +51,8 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		got = ee.ExitCode()
-	case err != nil:
+	got, err := exitCode(ts.Exec(args[1], args[2:]...))
+	if err != nil {
 		ts.Fatalf("%s: %v", args[1], err)
 	}
 	if got != want {
@@ -141,13 +135,9 @@ func cmdFinish(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("the started program has not ended after 60s")
 	}
 	ts.Logf("[bg.stdout]\n%s[bg.stderr]\n%s", ts.ReadFile("bg.stdout"), ts.ReadFile("bg.stderr"))
-	got := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(sc.err, &ee):
-		got = ee.ExitCode()
-	case sc.err != nil:
-		ts.Fatalf("%v", sc.err)
+	got, err := exitCode(sc.err)
+	if err != nil {
+		ts.Fatalf("%v", err)
 	}
 	if got != want {
 		ts.Fatalf("the started program exited %d (%v), want %d", got, sc.err, want)
