@@ -4,7 +4,8 @@
 #
 #   W1s      the shell path: seq N | fan -j2 'true {};'  vs  xargs -P2 -n1 sh -c
 #   owncpu   fan's own CPU (all threads, children excluded) per job on W1,
-#            against xargs's, alternated run by run (see owncpu.py)
+#            against xargs's and a C posix_spawn loop's, alternated run by
+#            run (see owncpu.py)
 #   W3cat    8 x W3_BYTES grouped to a pipe vs the same jobs run by xargs
 #            (ungrouped, nothing captured) through cat
 #   W3k3     -k with a 3 s first job, 8 x W3_BYTES: fan's peak RSS, bytes, order
@@ -55,18 +56,25 @@ w1s() {
 }
 
 owncpu() {
-	local f="$RESULTS/owncpu.txt" i
+	local f="$RESULTS/owncpu.txt" i floor="" cm c=""
 	: >"$f"
-	log "owncpu: $RUNS x (fan, xargs) on seq $N, -j2 true"
+	# the floor: a C loop doing nothing but posix_spawn and waitpid (K=2)
+	gcc -O2 -pthread -o "$RESULTS/spawnlimit" "$SHARED_BENCH/limit/spawnlimit.c" 2>/dev/null && c="$RESULTS/spawnlimit"
+	log "owncpu: $RUNS x (fan, xargs${c:+, C loop}) on seq $N, -j2 true"
 	for i in $(seq "$RUNS"); do
 		echo "fan $(seq "$N" | "$HERE/owncpu.py" "$N" "$FAN" -j2 true)" >>"$f"
 		echo "xargs $(seq "$N" | "$HERE/owncpu.py" "$N" xargs -P2 -n1 true)" >>"$f"
+		[ -n "$c" ] && echo "C $("$HERE/owncpu.py" "$N" "$c" "$N" 2 spawn 2>/dev/null | tail -1)" >>"$f"
 	done
+	if [ -n "$c" ]; then
+		cm=$(awk '$1=="C"{print $5}' "$f" | median)
+		floor="; C posix_spawn loop K=2: ${cm}us/job"
+	fi
 	local fm xm
 	fm=$(awk '$1=="fan"{print $5}' "$f" | median)
 	xm=$(awk '$1=="xargs"{print $5}' "$f" | median)
 	row "owncpu-us-per-job" "fan -j2 true (user+sys of fan, children excluded)" "${fm}us" \
-		"xargs -P2 -n1 true (same)" "${xm}us" "$(awk -v a="$fm" -v b="$xm" 'BEGIN{printf "%.2f", a/b}')" "$RUNS runs each"
+		"xargs -P2 -n1 true (same)" "${xm}us" "$(awk -v a="$fm" -v b="$xm" 'BEGIN{printf "%.2f", a/b}')" "$RUNS runs each$floor"
 }
 
 w3cat() {
@@ -126,4 +134,5 @@ echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHOR
 echo
 echo "| row | A | A median | B | B median | A/B (paired median) | check |"
 echo "|---|---|---|---|---|---|---|"
-tail -n +2 "$OUT" | awk -F'\t' '{printf "| %s | `%s` | %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
+# commands are printed with "fan" for the binary's path
+tail -n +2 "$OUT" | awk -F'\t' -v fan="$FAN" '{gsub(fan, "fan"); gsub(/\|/, "\\|", $2); gsub(/\|/, "\\|", $4); printf "| %s | `%s` | %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
