@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra/doc"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -31,25 +31,24 @@ var flagGroups = []struct {
 	{"Terminal", addTerminalFlags},
 }
 
-// WriteManPage writes fan's man page to w. cobra/doc makes the header,
-// NAME, SYNOPSIS and DESCRIPTION from the command; OPTIONS is made from the
+// ManHead writes the first part of a man page for a command (header, NAME,
+// SYNOPSIS, DESCRIPTION), dated date, for fan of version version:
+// fan/internal/manhead.Write. It is passed in rather than imported so that
+// the fan binary does not link cobra/doc (see that package).
+type ManHead func(c *cobra.Command, version string, date time.Time, w io.Writer) error
+
+// WriteManPage writes fan's man page to w. head makes the header, NAME,
+// SYNOPSIS and DESCRIPTION from the command; OPTIONS is made from the
 // command's flags, grouped as flags.go registers them; the other sections
 // are written out in man.go and man_sections.go.
-func WriteManPage(w io.Writer) error {
+func WriteManPage(w io.Writer, head ManHead) error {
 	var status int
 	c := NewCommand(os.Stdin, os.Stdout, os.Stderr, &status)
 	c.Long = description
 	c.Example = ""
 	c.DisableAutoGenTag = true
-	header := &doc.GenManHeader{
-		Title:   "FAN",
-		Section: "1",
-		Date:    &manDate,
-		Source:  "fan " + Version,
-		Manual:  "User Commands",
-	}
 	var buf bytes.Buffer
-	if err := doc.GenMan(c, header, &buf); err != nil {
+	if err := head(c, Version, manDate, &buf); err != nil {
 		return err
 	}
 	page := buf.String()

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"fan/internal/manhead"
 )
 
 // TestManPageUpToDate fails when man/fan.1 no longer matches the command's
 // flags and help: run `make man` and commit the result.
 func TestManPageUpToDate(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteManPage(&buf); err != nil {
+	if err := WriteManPage(&buf, manhead.Write); err != nil {
 		t.Fatal(err)
 	}
 	have, err := os.ReadFile("../man/fan.1")

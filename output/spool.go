@@ -50,16 +50,22 @@ func (s *Spool) Get() (*os.File, error) {
 // Put implements runner.Spool: the file is emptied and kept for reuse, or
 // closed when enough are kept already.
 func (s *Spool) Put(f *os.File) {
-	if st, err := f.Stat(); err != nil || st.Size() != 0 {
-		if f.Truncate(0) != nil {
-			f.Close()
-			return
-		}
+	// Files come back here with output in them (empty ones go through
+	// PutEmpty), so truncate without asking the size first.
+	if f.Truncate(0) != nil {
+		f.Close()
+		return
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		f.Close()
 		return
 	}
+	s.PutEmpty(f)
+}
+
+// PutEmpty implements runner.EmptyPutter: Put for a file that is empty and
+// positioned at its start, which it takes as it is.
+func (s *Spool) PutEmpty(f *os.File) {
 	s.mu.Lock()
 	if len(s.free) < s.keep {
 		s.free = append(s.free, f)

@@ -26,6 +26,14 @@ type Spool interface {
 	Put(*os.File)
 }
 
+// EmptyPutter is a Spool that can take back, with no system call, a file
+// its caller has found empty and positioned at its start. The pool uses it,
+// when the Spool has it, for the output files jobs leave empty (most jobs'
+// stderr).
+type EmptyPutter interface {
+	PutEmpty(*os.File)
+}
+
 // Pool runs jobs: at most Jobs at once, each in its own process group.
 type Pool struct {
 	// Jobs is how many jobs run at once; 0 means no limit.
@@ -361,13 +369,18 @@ func holdsNUL(args []string) bool {
 }
 
 // keep rewinds a captured output file, or gives it back at once when the job
-// wrote nothing into it.
+// wrote nothing into it. One lseek to the end tells the size and, for the
+// common empty file, leaves it ready for the next job.
 func (p *Pool) keep(f *os.File) *os.File {
 	if f == nil {
 		return nil
 	}
-	if st, err := f.Stat(); err == nil && st.Size() == 0 {
-		p.Spool.Put(f)
+	if size, err := f.Seek(0, io.SeekEnd); err == nil && size == 0 {
+		if e, ok := p.Spool.(EmptyPutter); ok {
+			e.PutEmpty(f)
+		} else {
+			p.Spool.Put(f)
+		}
 		return nil
 	}
 	f.Seek(0, io.SeekStart)

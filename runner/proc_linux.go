@@ -33,11 +33,13 @@ func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 		return nil, err
 	}
 	p := &proc{pid: pid}
-	if pidfd >= 0 && unix.SetNonblock(pidfd, true) == nil {
-		p.pidfd = os.NewFile(uintptr(pidfd), "pidfd")
-		return p, nil
-	}
+	// A pidfd's file status flags are only its access mode, so O_NONBLOCK
+	// is set with one fcntl rather than unix.SetNonblock's two.
 	if pidfd >= 0 {
+		if _, err := unix.FcntlInt(uintptr(pidfd), unix.F_SETFL, unix.O_NONBLOCK); err == nil {
+			p.pidfd = os.NewFile(uintptr(pidfd), "pidfd")
+			return p, nil
+		}
 		unix.Close(pidfd)
 	}
 	p.exitc = make(chan struct{})

@@ -122,28 +122,36 @@ func hasToken(parts []part) bool {
 // values returns what t stands for in a job: one value, or one per argument
 // for {} and its modified forms.
 func (t *token) values(item *input.Item, slot int) []string {
+	if t.what == allArgs && t.mod == modNone {
+		return item.Args
+	}
+	return t.appendValues(nil, item, slot)
+}
+
+// appendValues appends what t stands for in a job to dst: values without a
+// slice of its own, for the renderer's hot path.
+func (t *token) appendValues(dst []string, item *input.Item, slot int) []string {
 	switch t.what {
 	case jobSeq:
-		return []string{strconv.FormatInt(item.Seq, 10)}
+		return append(dst, strconv.FormatInt(item.Seq, 10))
 	case jobSlot:
-		return []string{strconv.Itoa(slot)}
+		return append(dst, strconv.Itoa(slot))
 	case posArg:
 		if t.n > len(item.Args) {
 			// No such argument or column: nothing at all, not an empty
 			// word, as in GNU parallel ({2} of a last -n 2 job with one
 			// item, {3} of a record with two columns).
-			return nil
+			return dst
 		}
-		return []string{apply(t.mod, item.Args[t.n-1])}
+		return append(dst, apply(t.mod, item.Args[t.n-1]))
 	}
 	if t.mod == modNone {
-		return item.Args
+		return append(dst, item.Args...)
 	}
-	vs := make([]string, len(item.Args))
-	for i, a := range item.Args {
-		vs[i] = apply(t.mod, a)
+	for _, a := range item.Args {
+		dst = append(dst, apply(t.mod, a))
 	}
-	return vs
+	return dst
 }
 
 // apply computes a modified value the way GNU parallel does.

@@ -190,13 +190,14 @@ func (t *Template) Render(item *input.Item, slot int) Command {
 // would in a shell.
 func (t *Template) argv(item *input.Item, slot int) []string {
 	argv := make([]string, 0, len(t.words)+len(item.Args))
-	var cur []byte
+	var buf [128]byte // a word assembled from parts; string() copies it out
+	cur := buf[:0]
 	for _, w := range t.words {
 		if len(w) == 1 {
 			if w[0].tok == nil {
 				argv = append(argv, w[0].lit)
 			} else {
-				argv = append(argv, w[0].tok.values(item, slot)...)
+				argv = w[0].tok.appendValues(argv, item, slot)
 			}
 			continue
 		}

@@ -6,10 +6,11 @@ import (
 	"os"
 
 	"fan/cmd"
+	"fan/internal/manhead"
 )
 
 func main() {
-	if err := cmd.WriteManPage(os.Stdout); err != nil {
+	if err := cmd.WriteManPage(os.Stdout, manhead.Write); err != nil {
 		fmt.Fprintln(os.Stderr, "mangen:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# extra.sh - fan's workloads that the shared bench lacks, run side by side
+# with their baseline in the same call, and printed as a markdown table:
+#
+#   W1s      the shell path: seq N | fan -j2 'true {};'  vs  xargs -P2 -n1 sh -c
+#   owncpu   fan's own CPU (all threads, children excluded) per job on W1,
+#            against xargs's and a C posix_spawn loop's, alternated run by
+#            run (see owncpu.py)
+#   W3cat    8 x W3_BYTES grouped to a pipe vs the same jobs run by xargs
+#            (ungrouped, nothing captured) through cat
+#   W3k3     -k with a 3 s first job, 8 x W3_BYTES: fan's peak RSS, bytes, order
+#   W4yes    yes 1 | fan -j2 sleep (each job: sleep 1) for 5 s: fan's peak RSS
+#   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads
+#   W5       fan --version vs /bin/true (the floor) and xargs --version
+#
+# usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
+# knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
+#   EXTRA ("W1s owncpu W3cat W3k3 W4yes J1000 W5") RESULTS (a directory)
+set -u
+HERE="$(cd "$(dirname "$0")" && pwd)"
+SHARED_BENCH="${SHARED_BENCH:-$HERE/../../shared/bench}"
+FAN="${FAN_BIN:?set FAN_BIN}"
+N="${N:-3000}"
+RUNS="${RUNS:-5}"
+RUNS_SHORT="${RUNS_SHORT:-15}"
+W3_BYTES="${W3_BYTES:-134217728}"
+J1000_N="${J1000_N:-1000}"
+EXTRA="${EXTRA:-W1s owncpu W3cat W3k3 W4yes J1000 W5}"
+RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
+TIMER="$SHARED_BENCH/pairtime.py"
+mkdir -p "$RESULTS"
+OUT="$RESULTS/extra.tsv"
+printf 'row\tA\tA_median\tB\tB_median\tratio_median\tcheck\n' >"$OUT"
+export SHELL=/bin/sh
+log() { echo "[$(date -u +%H:%M:%S)] extra: $*" >&2; }
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$OUT"; }
+
+# pair NAME RUNS CHECK A_SHELL B_SHELL: time two shell pipelines alternately
+pair() {
+	local name="$1" runs="$2" check="$3" a="$4" b="$5" raw="$RESULTS/extra-$1.txt"
+	log "$name: $a  VS  $b"
+	"$TIMER" -n "$runs" --warmup 1 --timeout 3000 --vs "sh -c '$b'" -- sh -c "$a" >"$raw" 2>&1
+	local am bm r
+	am=$(awk '$1=="A"&&$2=="wall"{print $5}' "$raw")
+	bm=$(awk '$1=="B"&&$2=="wall"{print $5}' "$raw")
+	r=$(awk '$1=="A/B"&&$2=="wall"{print $4}' "$raw")
+	row "$name" "$a" "${am}s" "$b" "${bm}s" "$r" "$check"
+}
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+w1s() {
+	local chk
+	if seq "$N" | "$FAN" -j2 'echo {};' | sort -n | cmp -s - <(seq "$N"); then chk="ok(lines)"; else chk="FAIL(lines)"; fi
+	pair W1s-j2 "$RUNS" "$chk" "seq $N | $FAN -j2 \"true {};\"" "seq $N | xargs -P2 -n1 sh -c \"true \\\$1;\" sh"
+}
+
+owncpu() {
+	local f="$RESULTS/owncpu.txt" i floor="" cm c=""
+	: >"$f"
+	# the floor: a C loop doing nothing but posix_spawn and waitpid (K=2)
+	gcc -O2 -pthread -o "$RESULTS/spawnlimit" "$SHARED_BENCH/limit/spawnlimit.c" 2>/dev/null && c="$RESULTS/spawnlimit"
+	log "owncpu: $RUNS x (fan, xargs${c:+, C loop}) on seq $N, -j2 true"
+	for i in $(seq "$RUNS"); do
+		echo "fan $(seq "$N" | "$HERE/owncpu.py" "$N" "$FAN" -j2 true)" >>"$f"
+		echo "xargs $(seq "$N" | "$HERE/owncpu.py" "$N" xargs -P2 -n1 true)" >>"$f"
+		[ -n "$c" ] && echo "C $("$HERE/owncpu.py" "$N" "$c" "$N" 2 spawn 2>/dev/null | tail -1)" >>"$f"
+	done
+	if [ -n "$c" ]; then
+		cm=$(awk '$1=="C"{print $5}' "$f" | median)
+		floor="; C posix_spawn loop K=2: ${cm}us/job"
+	fi
+	local fm xm
+	fm=$(awk '$1=="fan"{print $5}' "$f" | median)
+	xm=$(awk '$1=="xargs"{print $5}' "$f" | median)
+	row "owncpu-us-per-job" "fan -j2 true (user+sys of fan, children excluded)" "${fm}us" \
+		"xargs -P2 -n1 true (same)" "${xm}us" "$(awk -v a="$fm" -v b="$xm" 'BEGIN{printf "%.2f", a/b}')" "$RUNS runs each$floor"
+}
+
+w3cat() {
+	local want got chk
+	want=$((8 * W3_BYTES + $(seq 8 | sed 's/^/job /' | wc -c)))
+	got=$(seq 8 | "$FAN" -j2 sh "$SHARED_BENCH/jobs/out.sh" "$W3_BYTES" | wc -c)
+	if [ "$got" = "$want" ]; then chk="ok(bytes)"; else chk="FAIL(bytes=$got want $want)"; fi
+	pair W3cat "$RUNS" "$chk" "seq 8 | $FAN -j2 sh $SHARED_BENCH/jobs/out.sh $W3_BYTES | wc -c" \
+		"seq 8 | xargs -P2 -n1 sh $SHARED_BENCH/jobs/out.sh $W3_BYTES | cat | wc -c"
+}
+
+w3k3() {
+	local want hdrs="$RESULTS/W3k3.headers" got peak chk
+	want=$((8 * W3_BYTES + $(seq 8 | sed 's/^/job /' | wc -c)))
+	log "W3k3: seq 8 | fan -j2 -k slowfirst3.sh $W3_BYTES"
+	got=$(seq 8 | "$HERE/peak.py" -- "$FAN" -j2 -k sh "$HERE/slowfirst3.sh" "$W3_BYTES" 2>"$RESULTS/W3k3.peak" |
+		tee >(tr -d '\000' | grep -a '^job ' >"$hdrs") | wc -c)
+	sleep 1 # let the tee'd check finish
+	peak=$(grep -o 'hwm_kib=[0-9]*' "$RESULTS/W3k3.peak" | cut -d= -f2)
+	chk="bytes=$got"
+	[ "$got" = "$want" ] && chk="ok(bytes" || chk="FAIL(bytes=$got want $want"
+	if seq 8 | sed 's/^/job /' | cmp -s - "$hdrs"; then chk="$chk,ordered)"; else chk="$chk,FAIL-order)"; fi
+	row W3k3-peak-RSS "seq 8 | fan -j2 -k slowfirst3.sh $W3_BYTES" "$((peak / 1024))MiB" "-" "-" "-" "$chk; $(cat "$RESULTS/W3k3.peak")"
+}
+
+w4yes() {
+	# "yes 1" so that every job is "sleep 1" (plain yes would make "sleep 1 y" fail at once)
+	log "W4yes: yes 1 | fan -j2 sleep, 5 s"
+	yes 1 | "$HERE/peak.py" --duration 5 -- "$FAN" -j2 sleep >/dev/null 2>"$RESULTS/W4yes.peak"
+	local peak
+	peak=$(grep -o 'hwm_kib=[0-9]*' "$RESULTS/W4yes.peak" | cut -d= -f2)
+	row W4yes-peak-RSS "yes 1 | fan -j2 sleep (SIGTERM after 5 s)" "$((peak / 1024))MiB" "-" "-" "-" "$(grep '^peak:' "$RESULTS/W4yes.peak")"
+}
+
+j1000() {
+	# every input line is "1", so each job is "sleep 1"
+	log "J1000: fan threads"
+	yes 1 | head -n "$J1000_N" | "$HERE/peak.py" -- "$FAN" -j1000 sleep 2>"$RESULTS/J1000.peak"
+	pair "J1000-wall" "$RUNS" "$(cat "$RESULTS/J1000.peak")" \
+		"yes 1 | head -n $J1000_N | $FAN -j1000 sleep" "yes 1 | head -n $J1000_N | xargs -P1000 -n1 sleep"
+}
+
+w5() {
+	# B is the floor: starting any program at all on this machine
+	pair "W5-version" "$RUNS_SHORT" "-" "$FAN --version" "/bin/true"
+	pair "W5-version-xargs" "$RUNS_SHORT" "-" "$FAN --version" "xargs --version"
+}
+
+for e in $EXTRA; do
+	case "$e" in
+	W1s) w1s ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
+	*) log "unknown workload $e" ;;
+	esac
+done
+
+echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHORT W3_BYTES=$W3_BYTES)"
+echo
+echo "| row | A | A median | B | B median | A/B (paired median) | check |"
+echo "|---|---|---|---|---|---|---|"
+# commands are printed with "fan" for the binary's path
+tail -n +2 "$OUT" | awk -F'\t' -v fan="$FAN" '{gsub(fan, "fan"); gsub(/\|/, "\\|", $2); gsub(/\|/, "\\|", $4); printf "| %s | `%s` | %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
