@@ -102,7 +102,9 @@ func (p *Progress) Hide(dst *os.File) {
 	p.clear()
 }
 
-// onScreen reports whether writing to dst lands on the display's screen.
+// onScreen reports whether writing to dst lands where the display is
+// drawn: dst is the display's own file, the same open file (2>&1 into a
+// pipe or a log), or a terminal.
 func (p *Progress) onScreen(dst *os.File) bool {
 	if dst == p.W || dst == nil {
 		return true
@@ -112,7 +114,7 @@ func (p *Progress) onScreen(dst *os.File) bool {
 	}
 	tty, ok := p.ttys[dst]
 	if !ok {
-		tty = isTerminal(dst)
+		tty = isTerminal(dst) || sameFile(dst, p.W)
 		p.ttys[dst] = tty
 	}
 	return tty
@@ -235,4 +237,17 @@ func truncate(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:max(n, 0)])
+}
+
+// sameFile reports whether a and b are the same open file, as with 2>&1.
+func sameFile(a, b *os.File) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	sa, err := a.Stat()
+	if err != nil {
+		return false
+	}
+	sb, err := b.Stat()
+	return err == nil && os.SameFile(sa, sb)
 }
