@@ -189,6 +189,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 	sink := &output.Sink{
 		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
 		LineBuffer: o.LineBuffer,
+		Ungrouped:  o.Ungroup,
 		Tag:        o.tagger(),
 		Release:    pool.Release,
 		Joblog:     books.joblog,

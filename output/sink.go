@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"fan/runner"
@@ -37,6 +38,11 @@ type Sink struct {
 	// KeepOrder only the oldest unfinished job's, the others' wait in their
 	// files for their turn. The pool must call StartHook's function.
 	LineBuffer bool
+	// Ungrouped says that jobs write straight to Stdout and Stderr (-u).
+	// The sink then never writes their output itself, so after each job
+	// it checks that Stdout's reader is still there: a closed pipe ends the
+	// run as a failed write would.
+	Ungrouped bool
 	// Tag, when set, gives the text that every output line of a job starts
 	// with, followed by a tab (--tag, --tagstring). It must be safe to call
 	// from any goroutine.
@@ -154,6 +160,9 @@ func (s *Sink) emit(r *runner.Result) {
 		}
 	}
 	s.book(r)
+	if s.Ungrouped && s.err == nil && readerGone(s.Stdout) {
+		s.fail(fmt.Errorf("cannot write to stdout: %w", syscall.EPIPE))
+	}
 	if r.DryRun {
 		s.write(s.Stdout, func(w io.Writer) error {
 			_, err := io.WriteString(w, r.Command.String()+"\n")
