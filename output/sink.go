@@ -206,8 +206,8 @@ func (s *Sink) emit(r *runner.Result) {
 	}
 	if r.TimedOut {
 		s.write(s.Stderr, func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "fan: job %d timed out after %.1fs and was stopped: %s\n",
-				r.Item.Seq, r.Runtime.Seconds(), r.Command.String())
+			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: job %d timed out after %.1fs and was stopped: %s",
+				r.Item.Seq, r.Runtime.Seconds(), r.Command.String())))
 			return err
 		})
 	}

@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"testing"
+	"time"
+)
+
+// TestBackoff: the wait before retry n is the base doubled n-1 times,
+// within ±25% jitter, and never above the cap (plus its jitter).
+func TestBackoff(t *testing.T) {
+	base := time.Second
+	for attempt, want := range map[int]time.Duration{
+		1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 4: 8 * time.Second,
+		7: maxBackoff, 30: maxBackoff,
+	} {
+		lo, hi := want*3/4, want*5/4
+		seen := map[time.Duration]bool{}
+		for range 200 {
+			d := backoff(base, attempt)
+			if d < lo || d > hi {
+				t.Fatalf("backoff(1s, %d) = %v, want %v ±25%%", attempt, d, want)
+			}
+			seen[d] = true
+		}
+		if len(seen) < 10 {
+			t.Errorf("backoff(1s, %d): only %d different waits in 200: no jitter", attempt, len(seen))
+		}
+	}
+	if d := backoff(0, 3); d != 0 {
+		t.Errorf("backoff(0, 3) = %v, want 0 (no --retry-delay)", d)
+	}
+}
