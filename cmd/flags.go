@@ -57,7 +57,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 // addOutputFlags: how job output reaches fan's stdout and stderr.
 func addOutputFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVarP(&o.KeepOrder, "keep-order", "k", false, "write results in input order (jobs still run in parallel)")
-	f.BoolVar(&o.Group, "group", true, "write each job's output whole when it ends (the default)")
+	f.BoolVar(&o.Group, "group", true, "write each job's output whole when it ends")
 	f.BoolVarP(&o.Ungroup, "ungroup", "u", false, "let jobs write straight to stdout and stderr (fastest; lines may mix)")
 	f.BoolVar(&o.LineBuffer, "line-buffer", false, "write whole lines as jobs produce them (lines never mix)")
 	f.BoolVar(&o.LineBuffer, "lb", false, "same as --line-buffer")
