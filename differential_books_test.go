@@ -55,6 +55,8 @@ func TestHaltLikeParallel(t *testing.T) {
 			bothTools(t, `$TOOL -j1 --halt `+h+` 'echo {}; exit {}' ::: 0 3 0 4 0 5`)
 		})
 	}
+	// Packed jobs (-X) count for a percentage too.
+	bothTools(t, `$TOOL -X -n1 -j1 --halt soon,fail=50% false ::: 1 2 3 4 5 6 7 8 9 10`)
 	// A job killed by a signal: the status a shell reports, 128+signal.
 	bothTools(t, `$TOOL -j1 --halt now,fail=1 'kill -9 $$' ::: 1`)
 }

@@ -88,7 +88,11 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		watch = &xargsWatch{stop: st.stopIntake}
 		pool.Finished = watch.finished
 	}
-	sink, closeSink := newSink(o, c, pool, books, st, stdout, stderr)
+	sink, closeSink, err := newSink(o, c, pool, books, st, stdout, stderr)
+	if err != nil {
+		books.close()
+		return failed(err)
+	}
 	defer closeSink()
 	sink.Meter = term.meter(stderr, &counted, c.jobs)
 	sink.Color = term.palette
@@ -109,8 +113,12 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		counted.Ended.Store(true)
 		readErr <- err
 	}()
-	go pool.Run(st.intake, st.jobs, items, results)
+	poolErr := make(chan error, 1)
+	go func() { poolErr <- pool.Run(st.intake, st.jobs, items, results) }()
 	stats, err := sink.Run(results)
+	if perr := <-poolErr; err == nil && perr != nil {
+		err = perr
+	}
 	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = &inputError{readError(rerr, reader.Pack)}
 	}
@@ -183,8 +191,9 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 
 // newSink builds the output stage and the spool files it shares with the
 // pool. A write error of fan's own stops the run. The returned function
-// closes the spool.
-func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, stdout, stderr *os.File) (*output.Sink, func()) {
+// closes the spool. It fails when no temporary file can be made, before
+// any job starts, rather than failing every job.
+func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, stdout, stderr *os.File) (*output.Sink, func(), error) {
 	var writeErr sync.Once
 	sink := &output.Sink{
 		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
@@ -205,6 +214,11 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 			keep = 0 // the sink reads a job's files after the pool gives them back
 		}
 		spool := output.NewSpool("", keep)
+		f, err := spool.Get()
+		if err != nil {
+			return nil, nil, usageErrorf("cannot make temporary files for job output: %v (set TMPDIR to a writable directory)", err)
+		}
+		spool.Put(f)
 		pool.Spool, sink.Spool = spool, spool
 		closeSpool = spool.Close
 	}
@@ -218,7 +232,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 	if o.LineBuffer {
 		pool.Started = sink.StartHook()
 	}
-	return sink, closeSpool
+	return sink, closeSpool, nil
 }
 
 // newDrain builds the signal state machine of the run; its messages go

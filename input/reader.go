@@ -204,5 +204,8 @@ func (r *Reader) packed() (Item, error) {
 		}
 	}
 	r.seq++
+	if r.Count != nil {
+		r.Count.Add(1)
+	}
 	return Item{Seq: r.seq, Args: args, Records: recs}, nil
 }

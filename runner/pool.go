@@ -113,6 +113,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 	if !p.DryRun {
 		devnull, err := os.Open(os.DevNull)
 		if err != nil {
+			p.abandon(items, results) // every item still yields its result
 			return err
 		}
 		p.devnull = devnull
@@ -328,14 +329,14 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 		if !errors.As(err, &se) {
 			err = fmt.Errorf("%s: %w", r.Command.Path, err) // say which program
 		}
+		timedOut() // releases the timer
 		return p.cannotStart(r, err)
 	}
 	p.running.Add(1)
-	ws, _ := pr.wait(jctx, p.kill(), p.TermSeq)
+	ws, killed := pr.wait(jctx, p.kill(), p.TermSeq) // killed: fan ended it (timeout, drain, halt)
 	p.running.Add(-1)
 	r.Runtime = time.Since(r.Start)
-	killed := jctx.Err() != nil // fan ended the job: timeout, drain or halt
-	r.TimedOut = timedOut()
+	r.TimedOut = timedOut() && killed
 	switch {
 	case killed:
 		// GNU parallel logs a job it killed with Exitval -1.

@@ -56,16 +56,16 @@ func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 // ends first; if kill ends during the sequence, the group is killed at once.
 // Once the leader has exited, whatever it left in its group is killed; then
 // the leader is reaped. The group cannot be reused before that, because the
-// unreaped leader keeps its id.
-func (p *proc) wait(ctx, kill context.Context, seq TermSeq) (syscall.WaitStatus, *syscall.Rusage) {
-	if !p.awaitExit(ctx, 0) {
+// unreaped leader keeps its id. terminated reports whether the sequence was
+// applied: the leader was still running when ctx ended.
+func (p *proc) wait(ctx, kill context.Context, seq TermSeq) (ws syscall.WaitStatus, terminated bool) {
+	if !p.awaitExit(ctx, 0) && !p.exited() {
 		p.terminate(kill, seq)
+		terminated = true
 	}
 	p.signal(unix.SIGKILL)
-	var ws syscall.WaitStatus
-	var ru syscall.Rusage
 	for {
-		_, err := syscall.Wait4(p.pid, &ws, 0, &ru)
+		_, err := syscall.Wait4(p.pid, &ws, 0, nil)
 		if err != syscall.EINTR {
 			break
 		}
@@ -73,7 +73,7 @@ func (p *proc) wait(ctx, kill context.Context, seq TermSeq) (syscall.WaitStatus,
 	if p.pidfd != nil {
 		p.pidfd.Close()
 	}
-	return ws, &ru
+	return ws, terminated
 }
 
 // signal sends sig to the job's whole process group. ESRCH (nobody left) is
