@@ -136,6 +136,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 // error before any job starts) and builds the input stage over them.
 func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *output.Intake) (*input.Reader, func(), error) {
 	var srcs []input.Source
+	var gates []*input.Gate
 	var lines input.LineReader
 	var closeInput func()
 	if o.Xargs {
@@ -143,14 +144,16 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 		if err != nil {
 			return nil, nil, err
 		}
-		lines, closeInput = xargsLines(in, o, c), closeIn
+		g := input.NewGate(in)
+		gates = []*input.Gate{g}
+		lines, closeInput = xargsLines(g, o, c), closeIn
 	} else {
 		var err error
-		if srcs, closeInput, err = openSources(c.sources, c.delim, stdin); err != nil {
+		if srcs, gates, closeInput, err = openSources(c.sources, c.delim, stdin); err != nil {
 			return nil, nil, err
 		}
 	}
-	reader := &input.Reader{Sources: srcs, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: o.Link, Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
 		SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString, Count: &counted.Read}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)

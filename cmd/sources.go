@@ -9,8 +9,10 @@ import (
 )
 
 // openSources opens every input source before any job starts, so that an
-// unreadable file is reported at once. The returned closer closes the files.
-func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Source, func(), error) {
+// unreadable file is reported at once. Files and stdin are read through
+// gates, returned for the reader to close on a drain. The returned closer
+// closes the files.
+func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Source, []*input.Gate, func(), error) {
 	var files []*os.File
 	closeAll := func() {
 		for _, f := range files {
@@ -18,6 +20,7 @@ func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Sou
 		}
 	}
 	var srcs []input.Source
+	var gates []*input.Gate
 	stdinUsed := false
 	for _, s := range specs {
 		switch {
@@ -27,21 +30,25 @@ func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Sou
 		case s.stdin || s.file == "-":
 			if stdinUsed {
 				closeAll()
-				return nil, nil, usageErrorf("stdin is given as an input source twice (use - once)")
+				return nil, nil, nil, usageErrorf("stdin is given as an input source twice (use - once)")
 			}
 			stdinUsed = true
-			srcs = append(srcs, input.NewSplitter(stdin, delim))
+			g := input.NewGate(stdin)
+			gates = append(gates, g)
+			srcs = append(srcs, input.NewSplitter(g, delim))
 			continue
 		}
 		f, err := openFile(s.file)
 		if err != nil {
 			closeAll()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		files = append(files, f)
-		srcs = append(srcs, input.NewSplitter(f, delim))
+		g := input.NewGate(f)
+		gates = append(gates, g)
+		srcs = append(srcs, input.NewSplitter(g, delim))
 	}
-	return srcs, closeAll, nil
+	return srcs, gates, closeAll, nil
 }
 
 func openFile(path string) (*os.File, error) {

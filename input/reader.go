@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"sync/atomic"
+	"time"
 )
 
 // Reader is the input stage: it combines its sources, splits columns,
@@ -40,6 +41,11 @@ type Reader struct {
 	// Lines it packs the records of Sources, one line each.
 	Pack *Packer
 
+	// Gates are the readers under the sources: when ctx ends, Run closes
+	// them, takes the complete items the sources had already buffered, and
+	// stops at the first read that would consume more input.
+	Gates []*Gate
+
 	ts  tuples
 	seq int64
 	eof bool // the tuples have ended: a batch cut short by the end is the last
@@ -48,9 +54,10 @@ type Reader struct {
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
 // returns promptly when ctx ends even if a read is blocked (on a terminal or
-// a pipe): the blocked read is left behind in a goroutine of its own. An item
-// that was completely read when ctx ended is still sent. The error is nil at
-// the end of input and ctx.Err() when ctx ended the reading.
+// a pipe): the blocked read is left behind in a goroutine of its own. Items
+// that were completely read when ctx ended, including those still in the
+// sources' buffers (see Gates), are still sent. The error is nil at the end
+// of input and ctx.Err() when ctx ended the reading.
 func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
 	type next struct {
@@ -74,27 +81,40 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		}
 	}()
 	var held []Item // with Prefetch: everything read, until the end of input
-	flush := func() {
+	defer func() {
 		for _, item := range held {
 			out <- item // the consumer drains out until it is closed
 		}
-		held = nil
+	}()
+	// stopped takes, once ctx has ended, the items already read: those the
+	// sources hold in their buffers are consumed input, so they go out to
+	// be counted as not started. The gates keep anything more from being
+	// read; a read that was already blocked is given up on after a moment.
+	stopped := func() error {
+		for _, g := range r.Gates {
+			g.Close()
+		}
+		wait := time.NewTimer(stopWait)
+		defer wait.Stop()
+		for {
+			select {
+			case n := <-read:
+				if n.err != nil {
+					return ctx.Err()
+				}
+				held = append(held, n.item)
+				wait.Reset(stopWait)
+			case <-wait.C:
+				return ctx.Err()
+			}
+		}
 	}
-	defer flush()
 	for {
 		var n next
 		select {
 		case n = <-read:
 		case <-ctx.Done():
-			// An item already read is not lost: it goes out to be counted.
-			select {
-			case n = <-read:
-				if n.err == nil {
-					held = append(held, n.item)
-				}
-			default:
-			}
-			return ctx.Err()
+			return stopped()
 		}
 		if n.err == io.EOF {
 			return nil
@@ -109,11 +129,16 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		select {
 		case out <- n.item:
 		case <-ctx.Done():
-			out <- n.item // the consumer drains out until it is closed
-			return ctx.Err()
+			held = append(held, n.item)
+			return stopped()
 		}
 	}
 }
+
+// stopWait is how long, after ctx ends, Run waits for the next item the
+// sources can give without reading: they give buffered items at once, so
+// only a read that was already blocked takes longer.
+const stopWait = 100 * time.Millisecond
 
 // next reads the records of one item and numbers it.
 func (r *Reader) next() (Item, error) {
