@@ -91,6 +91,18 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	// be counted as not started. The gates keep anything more from being
 	// read; a read that was already blocked is given up on after a moment.
 	stopped := func() error {
+		if len(r.Gates) == 0 {
+			// Nothing keeps the sources from reading on: take only an item
+			// that is ready now.
+			select {
+			case n := <-read:
+				if n.err == nil {
+					held = append(held, n.item)
+				}
+			default:
+			}
+			return ctx.Err()
+		}
 		for _, g := range r.Gates {
 			g.Close()
 		}

@@ -134,10 +134,24 @@ func (e *endless) Read(p []byte) (int, error) {
 }
 
 // TestReaderBounded: on endless input the reader reads only a buffer ahead
-// of what has been taken from it (yes | fan runs in flat memory).
+// of what has been taken from it (yes | fan runs in flat memory), and when
+// it is stopped, through its gate or without one, it reads no further.
 func TestReaderBounded(t *testing.T) {
-	src := &endless{}
-	r := &Reader{Sources: []Source{NewSplitter(src, []byte("\n"))}}
+	for _, gated := range []bool{false, true} {
+		src := &endless{}
+		var r *Reader
+		if gated {
+			g := NewGate(src)
+			r = &Reader{Sources: []Source{NewSplitter(g, []byte("\n"))}, Gates: []*Gate{g}}
+		} else {
+			r = &Reader{Sources: []Source{NewSplitter(src, []byte("\n"))}}
+		}
+		readerBounded(t, r, src)
+	}
+}
+
+func readerBounded(t *testing.T, r *Reader, src *endless) {
+	t.Helper()
 	out := make(chan Item, 8)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
