@@ -65,20 +65,38 @@ func (p *pacer) wait(ctx context.Context) bool {
 	return sleep(ctx, time.Until(at))
 }
 
-// runtimes keeps the runtimes of successful jobs for --timeout N%.
+// medianWindow is how many of the latest successful runtimes the median
+// of --timeout N% is taken over: memory and work per job stay bounded on
+// endless input, and the median follows jobs that change over a long run.
+const medianWindow = 1001
+
+// runtimes keeps the runtimes of the latest successful jobs for
+// --timeout N%: in arrival order (a ring) and sorted.
 type runtimes struct {
 	mu     sync.Mutex
+	ring   []time.Duration
+	next   int // where the next runtime goes once the ring is full
 	sorted []time.Duration
 }
 
 func (r *runtimes) add(d time.Duration) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.ring) < medianWindow {
+		r.ring = append(r.ring, d)
+	} else {
+		old := r.ring[r.next]
+		r.ring[r.next] = d
+		r.next = (r.next + 1) % medianWindow
+		i, _ := slices.BinarySearch(r.sorted, old)
+		r.sorted = slices.Delete(r.sorted, i, i+1)
+	}
 	i, _ := slices.BinarySearch(r.sorted, d)
 	r.sorted = slices.Insert(r.sorted, i, d)
-	r.mu.Unlock()
 }
 
-// median is the median runtime, or 0 before three jobs have succeeded.
+// median is the median of the latest runtimes, or 0 before three jobs have
+// succeeded.
 func (r *runtimes) median() time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()

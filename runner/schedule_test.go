@@ -30,3 +30,27 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("backoff(0, 3) = %v, want 0 (no --retry-delay)", d)
 	}
 }
+
+// TestRuntimesMedian: the median is over the latest medianWindow runtimes,
+// so memory stays bounded and old runtimes age out.
+func TestRuntimesMedian(t *testing.T) {
+	var r runtimes
+	if m := r.median(); m != 0 {
+		t.Fatalf("median of nothing = %v, want 0", m)
+	}
+	r.add(3 * time.Second)
+	r.add(time.Second)
+	if m := r.median(); m != 0 {
+		t.Fatalf("median of two = %v, want 0 (too few)", m)
+	}
+	r.add(2 * time.Second)
+	if m := r.median(); m != 2*time.Second {
+		t.Fatalf("median of 1s 2s 3s = %v, want 2s", m)
+	}
+	for range 3 * medianWindow {
+		r.add(time.Millisecond)
+	}
+	if m := r.median(); m != time.Millisecond || len(r.sorted) != medianWindow || len(r.ring) != medianWindow {
+		t.Fatalf("after many 1ms runs: median %v, %d sorted, %d in the ring; want 1ms and %d", m, len(r.sorted), len(r.ring), medianWindow)
+	}
+}
