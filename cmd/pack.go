@@ -184,14 +184,10 @@ func (w *xargsWatch) finished(r *runner.Result) {
 			a.why = abortNotFound
 		}
 		a.msg = fmt.Sprintf("fan: %s: could not be run; stopped, as xargs does", name)
-	case r.TimedOut:
-		// fan's own --timeout, not a crash: a failure like exit 1-125, and
-		// the other items still run
-		w.mu.Lock()
-		w.failed = w.failed || w.abort == nil
-		w.mu.Unlock()
-		return
-	case r.Signal != 0:
+	case r.Signal != 0 && r.Status == 0:
+		// A signal ended the command on its own. One fan sent (--timeout,
+		// a drain, a write error; Status -1) is not a crash: it counts as
+		// a failure like exit 1-125, below, and the other items still run.
 		a.why = abortSignal
 		a.msg = fmt.Sprintf("fan: %s: terminated by a signal; stopped, as xargs does", name)
 	case r.Status == 255:
@@ -199,7 +195,8 @@ func (w *xargsWatch) finished(r *runner.Result) {
 		a.msg = fmt.Sprintf("fan: %s: exited with status 255; stopped, as xargs does", name)
 	default:
 		w.mu.Lock()
-		// xargs has exited by the time a job that outlived the stop ends.
+		// A failure; xargs has exited by the time a job that outlived the
+		// stop ends, so only failures before a stop count.
 		w.failed = w.failed || w.abort == nil
 		w.mu.Unlock()
 		return

@@ -67,8 +67,6 @@ type Packer struct {
 	size    int // Base plus the costs of pending
 	hard    int
 	lines   int
-	queue   []string // items of the line being packed
-	qLines  int
 	ready   [][]string
 	err     error // to return once ready is empty
 	emitted bool

@@ -22,7 +22,6 @@ const stderrTailLines = 10
 // jobs. Beside it, FILE.jsonl holds one JSON object per failed job for
 // tools.
 type Failures struct {
-	path   string
 	delim  []byte
 	perJob int // records in a full job; a shorter (last) job is written last
 	f, js  *os.File
@@ -58,12 +57,9 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 		os.Remove(path)
 		return nil, err
 	}
-	return &Failures{path: path, delim: delim, perJob: perJob, f: f, js: js,
+	return &Failures{delim: delim, perJob: perJob, f: f, js: js,
 		w: bufio.NewWriter(f), jw: bufio.NewWriter(js)}, nil
 }
-
-// Path is where the failures file is.
-func (fl *Failures) Path() string { return fl.path }
 
 // Add records one item that did not succeed.
 func (fl *Failures) Add(r *runner.Result) error {

@@ -399,12 +399,7 @@ func (p *Pool) cannotStart(r Result, err error) Result {
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.EPERM):
 		r.Status = 126
 	}
-	for _, f := range []*os.File{r.Stdout, r.Stderr} {
-		if f != nil {
-			p.Spool.Put(f)
-		}
-	}
-	r.Stdout, r.Stderr = nil, nil
+	p.discard(&r)
 	return r
 }
 
