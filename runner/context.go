@@ -20,35 +20,9 @@ func hasAllArgs(w []part) bool {
 // standing for that argument alone (-X).
 func appendContext(argv []string, w []part, item *input.Item, slot int) []string {
 	for i := range item.Args {
-		argv = append(argv, string(renderWord(nil, w, item, slot, i, false)))
+		argv = append(argv, string(renderParts(nil, w, item, slot, i, false)))
 	}
 	return argv
-}
-
-// renderWord renders a word with every {} standing for argument i, quoting
-// values for a shell when quote is set.
-func renderWord(b []byte, w []part, item *input.Item, slot, i int, quote bool) []byte {
-	for _, p := range w {
-		if p.tok == nil {
-			b = append(b, p.lit...)
-			continue
-		}
-		vals := p.tok.values(item, slot)
-		if p.tok.what == allArgs && i >= 0 {
-			vals = vals[i : i+1]
-		}
-		for j, v := range vals {
-			if j > 0 {
-				b = append(b, ' ')
-			}
-			if quote {
-				b = appendQuote(b, v)
-			} else {
-				b = append(b, v...)
-			}
-		}
-	}
-	return b
 }
 
 // contextLine renders the template as a shell command line under -X: words
@@ -61,14 +35,14 @@ func (t *Template) contextLine(item *input.Item, slot int) []byte {
 			b = append(b, ' ')
 		}
 		if !hasAllArgs(w) {
-			b = renderWord(b, w, item, slot, -1, true)
+			b = renderParts(b, w, item, slot, -1, true)
 			continue
 		}
 		for i := range item.Args {
 			if i > 0 {
 				b = append(b, ' ')
 			}
-			b = renderWord(b, w, item, slot, i, true)
+			b = renderParts(b, w, item, slot, i, true)
 		}
 	}
 	return b

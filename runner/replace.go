@@ -205,3 +205,31 @@ func dirname(v string) string {
 	}
 	return v
 }
+
+// renderParts appends parts rendered for a job to b: literal text as it
+// is, each replacement string's values separated by spaces and, when quote
+// is set, quoted for a shell. With i >= 0, {} stands for argument i alone
+// (-X); with i < 0, for every argument.
+func renderParts(b []byte, w []part, item *input.Item, slot, i int, quote bool) []byte {
+	for _, p := range w {
+		if p.tok == nil {
+			b = append(b, p.lit...)
+			continue
+		}
+		vals := p.tok.values(item, slot)
+		if p.tok.what == allArgs && i >= 0 {
+			vals = vals[i : i+1]
+		}
+		for j, v := range vals {
+			if j > 0 {
+				b = append(b, ' ')
+			}
+			if quote {
+				b = appendQuote(b, v)
+			} else {
+				b = append(b, v...)
+			}
+		}
+	}
+	return b
+}

@@ -46,7 +46,7 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 		c := sep(first, k)
 		one := input.Item{Args: []string{a}}
 		for _, w := range sites {
-			c += len(renderWord(nil, w, &one, 0, 0, true))
+			c += len(renderParts(nil, w, &one, 0, 0, true))
 		}
 		for _, m := range mods {
 			c += quotedLen(apply(m, a))

@@ -229,24 +229,7 @@ func (t *Template) line(item *input.Item, slot int) []byte {
 	if t.lwords != nil {
 		return t.contextLine(item, slot)
 	}
-	b := make([]byte, 0, 64)
-	for _, p := range t.parts {
-		if p.tok == nil {
-			b = append(b, p.lit...)
-			continue
-		}
-		for j, v := range p.tok.values(item, slot) {
-			if j > 0 {
-				b = append(b, ' ')
-			}
-			if t.raw {
-				b = append(b, v...)
-			} else {
-				b = appendQuote(b, v)
-			}
-		}
-	}
-	return b
+	return renderParts(make([]byte, 0, 64), t.parts, item, slot, -1, !t.raw)
 }
 
 // plainArgs reports whether a builtin twin behaves the same as its external

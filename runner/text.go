@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"strings"
-
 	"fan/input"
 )
 
@@ -24,13 +22,5 @@ func NewText(s, replace string) *Text {
 // Render returns the text of one job. A replacement string with several
 // values ({} with -n 2) gives them separated by spaces.
 func (t *Text) Render(item *input.Item, slot int) string {
-	var b strings.Builder
-	for _, p := range t.parts {
-		if p.tok == nil {
-			b.WriteString(p.lit)
-			continue
-		}
-		b.WriteString(strings.Join(p.tok.values(item, slot), " "))
-	}
-	return b.String()
+	return string(renderParts(nil, t.parts, item, slot, -1, false))
 }
