@@ -32,17 +32,24 @@ func openTerminal(t *testing.T) *os.File {
 	return tty
 }
 
+// openFile opens a regular file, closed when the test ends: a stderr
+// that is not a terminal.
+func openFile(t *testing.T) *os.File {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 func env(kv map[string]string) func(string) string {
 	return func(k string) string { return kv[k] }
 }
 
 func TestAutoBar(t *testing.T) {
-	tty := openTerminal(t)
-	file, err := os.CreateTemp(t.TempDir(), "stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
+	tty, file := openTerminal(t), openFile(t)
 	for _, c := range []struct {
 		name string
 		f    *os.File
@@ -62,12 +69,7 @@ func TestAutoBar(t *testing.T) {
 }
 
 func TestPalette(t *testing.T) {
-	tty := openTerminal(t)
-	file, err := os.CreateTemp(t.TempDir(), "stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
+	tty, file := openTerminal(t), openFile(t)
 	for _, c := range []struct {
 		name string
 		mode ColorMode
