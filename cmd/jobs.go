@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -38,16 +37,4 @@ func parseJobs(s string, ncpu int) (int, error) {
 		return bad()
 	}
 	return n, nil
-}
-
-// usageError is a mistake in how fan was called: exit status 255.
-type usageError struct {
-	msg   string
-	xargs bool // under --xargs: xargs's exit status 1
-}
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErrorf(format string, a ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, a...)}
 }

@@ -69,9 +69,3 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
-
-// inputError is a failure to read fan's input: exit status 255.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string { return e.err.Error() }
-func (e *inputError) Unwrap() error { return e.err }
