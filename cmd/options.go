@@ -187,6 +187,9 @@ func (o *Options) check() (*config, error) {
 	if (o.Resume || o.ResumeFailed) && o.Joblog == "" {
 		return nil, usageErrorf("--resume and --resume-failed need --joblog FILE (the log of the earlier run)")
 	}
+	if !o.Group {
+		return nil, usageErrorf("--group=false is not an output mode (use -u to let jobs write straight through, or --line-buffer)")
+	}
 	if o.Ungroup && o.KeepOrder {
 		return nil, usageErrorf("-u and -k cannot be used together (ungrouped output has no order to keep)")
 	}
