@@ -213,7 +213,7 @@ func (p *Progress) line(now time.Time, cols int) string {
 	if p.bar == nil {
 		p.bar = &barRenderer{}
 	}
-	return p.bar.line(done, read, ended, s.Failed, cols)
+	return p.bar.line(now, done, read, ended, s.Failed, cols)
 }
 
 // write puts text on the terminal; a failure to draw progress is not worth

@@ -119,3 +119,31 @@ func TestProgressQuiet(t *testing.T) {
 		t.Errorf("drawn during the quiet time: %d bytes", st.Size())
 	}
 }
+
+// The bar's text, at fixed times: share done, bar, done/total, rate,
+// elapsed time and time left.
+func TestBarLine(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := &barRenderer{}
+	cases := []struct {
+		at                 time.Duration
+		done, read, failed int64
+		ended              bool
+		want               string
+	}{
+		{0, 0, 0, 0, false, "fan  waiting for input"},
+		{0, 0, 200, 0, false, "fan  0/200 done"},
+		{2 * time.Second, 124, 200, 2, false, "fan: 2 failed  62% |█████████       | (124/200, 62 jobs/s) [2s:1s]"},
+		{100 * time.Second, 1, 4, 0, false, "fan  25% |████            | (1/4, 36 jobs/hr) [1m40s:5m0s]"},
+		{30 * time.Second, 1, 4, 0, false, "fan  25% |████            | (1/4, 2 jobs/min) [30s:1m30s]"},
+		{time.Hour, 1, 2, 0, false, "fan  50% |████████        | (1/2, 1 jobs/hr) [1h0m0s:1h0m0s]"},
+		{0, 30, 30, 1, false, "fan: 1 failed  30 done, waiting for input"},
+		{0, 30, 30, 0, true, "fan: 30/30 done"},
+	}
+	for _, c := range cases {
+		got := b.line(t0.Add(c.at), c.done, c.read, c.ended, c.failed, 86)
+		if got != c.want {
+			t.Errorf("%d/%d at %v:\n got %q\nwant %q", c.done, c.read, c.at, got, c.want)
+		}
+	}
+}
