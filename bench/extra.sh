@@ -3,6 +3,9 @@
 # with their baseline in the same call, and printed as a markdown table:
 #
 #   W1s      the shell path: seq N | fan -j2 'true {};'  vs  xargs -P2 -n1 sh -c
+#   W1lim    fan against the machine's spawn limit on equal work: the C
+#            posix_spawn loop runs /bin/true without arguments, and so does
+#            fan -n0 (GNU true given an argument loads the locale: 1 ms more)
 #   owncpu   fan's own CPU (all threads, children excluded) per job on W1,
 #            against xargs's and a C posix_spawn loop's, alternated run by
 #            run (see owncpu.py)
@@ -15,7 +18,7 @@
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
-#   EXTRA ("W1s owncpu W3cat W3k3 W4yes J1000 W5") RESULTS (a directory)
+#   EXTRA ("W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5") RESULTS (a directory)
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SHARED_BENCH="${SHARED_BENCH:-$HERE/../../shared/bench}"
@@ -25,7 +28,7 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
-EXTRA="${EXTRA:-W1s owncpu W3cat W3k3 W4yes J1000 W5}"
+EXTRA="${EXTRA:-W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -55,11 +58,27 @@ w1s() {
 	pair W1s-j2 "$RUNS" "$chk" "seq $N | $FAN -j2 \"true {};\"" "seq $N | xargs -P2 -n1 sh -c \"true \\\$1;\" sh"
 }
 
+# spawnlimit prints the path of the shared C spawn loop, built once; nothing
+# if it cannot be built
+spawnlimit() {
+	[ -x "$RESULTS/spawnlimit" ] ||
+		gcc -O2 -pthread -o "$RESULTS/spawnlimit" "$SHARED_BENCH/limit/spawnlimit.c" 2>/dev/null || return
+	echo "$RESULTS/spawnlimit"
+}
+
+w1lim() {
+	local c j
+	c=$(spawnlimit) || { log "W1lim: no C compiler"; return; }
+	for j in 2 8; do
+		pair "W1lim-j$j" "$RUNS" "-" "seq $N | $FAN -j$j -n0 /bin/true" "$c $N $j spawn"
+	done
+}
+
 owncpu() {
-	local f="$RESULTS/owncpu.txt" i floor="" cm c=""
+	local f="$RESULTS/owncpu.txt" i floor="" cm c
 	: >"$f"
 	# the floor: a C loop doing nothing but posix_spawn and waitpid (K=2)
-	gcc -O2 -pthread -o "$RESULTS/spawnlimit" "$SHARED_BENCH/limit/spawnlimit.c" 2>/dev/null && c="$RESULTS/spawnlimit"
+	c=$(spawnlimit)
 	log "owncpu: $RUNS x (fan, xargs${c:+, C loop}) on seq $N, -j2 true"
 	for i in $(seq "$RUNS"); do
 		echo "fan $(seq "$N" | "$HERE/owncpu.py" "$N" "$FAN" -j2 true)" >>"$f"
@@ -125,7 +144,7 @@ w5() {
 
 for e in $EXTRA; do
 	case "$e" in
-	W1s) w1s ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
+	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
 	*) log "unknown workload $e" ;;
 	esac
 done

@@ -332,8 +332,8 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 		timedOut() // releases the timer
 		return p.cannotStart(r, err)
 	}
-	p.running.Add(1)
-	ws, killed := pr.wait(jctx, p.kill(), p.TermSeq) // killed: fan ended it (timeout, drain, halt)
+	block := p.running.Add(1) <= blockingWaits
+	ws, killed := pr.wait(jctx, p.kill(), p.TermSeq, block) // killed: fan ended it (timeout, drain, halt)
 	p.running.Add(-1)
 	r.Runtime = time.Since(r.Start)
 	r.TimedOut = timedOut() && killed

@@ -64,7 +64,7 @@ func BenchmarkSpawnTrue(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pr.wait(context.Background(), context.Background(), nil)
+		pr.wait(context.Background(), context.Background(), nil, true)
 	}
 }
 

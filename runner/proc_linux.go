@@ -4,19 +4,30 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// proc is a started job: the leader of a process group of its own. Its exit
-// is awaited through a pidfd on Go's poller, so a waiting job holds no
-// thread.
+// blockingWaits is how many running jobs, at most, wait for their exit in a
+// blocking waitid that holds a thread each. Jobs started while more are
+// running wait through their pidfd on Go's netpoller instead, so that a
+// thousand running jobs hold no thousand threads. The blocking wait is the
+// cheaper one per job (no epoll registration, no poller wake-up to hand the
+// exit over: fan's own CPU on W1 fell from about 690 to 460 µs a job, see
+// BENCHMARKS.md), so the common -j of a few jobs gets it.
+const blockingWaits = 16
+
+// proc is a started job: the leader of a process group of its own.
 type proc struct {
 	pid   int
-	pidfd *os.File      // nil on kernels without pidfds
+	pidfd int           // -1 on kernels without pidfds
 	exitc chan struct{} // without pidfds: closed when the leader has exited
+
+	pollOnce sync.Once
+	polled   *os.File // the pidfd on the netpoller, made at first need
 }
 
 // spawn starts c in a new process group with the given stdin, stdout and
@@ -32,34 +43,44 @@ func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &proc{pid: pid}
+	p := &proc{pid: pid, pidfd: pidfd}
 	// A pidfd's file status flags are only its access mode, so O_NONBLOCK
-	// is set with one fcntl rather than unix.SetNonblock's two.
+	// (for the netpoller) is set with one fcntl rather than unix.SetNonblock's
+	// two.
 	if pidfd >= 0 {
 		if _, err := unix.FcntlInt(uintptr(pidfd), unix.F_SETFL, unix.O_NONBLOCK); err == nil {
-			p.pidfd = os.NewFile(uintptr(pidfd), "pidfd")
 			return p, nil
 		}
 		unix.Close(pidfd)
+		p.pidfd = -1
 	}
 	p.exitc = make(chan struct{})
 	go func() {
-		var info unix.Siginfo
-		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
-		}
+		p.blockUntilExit()
 		close(p.exitc)
 	}()
 	return p, nil
 }
 
+// poller is the pidfd as a file on Go's netpoller, made the first time a
+// wait needs it: a blocking wait that no timeout or drain interrupts never
+// registers it. The file then owns the pidfd.
+func (p *proc) poller() *os.File {
+	p.pollOnce.Do(func() { p.polled = os.NewFile(uintptr(p.pidfd), "pidfd") })
+	return p.polled
+}
+
 // wait waits for the job's leader to exit, applying seq to the group if ctx
 // ends first; if kill ends during the sequence, the group is killed at once.
-// Once the leader has exited, whatever it left in its group is killed; then
-// the leader is reaped. The group cannot be reused before that, because the
-// unreaped leader keeps its id. terminated reports whether the sequence was
-// applied: the leader was still running when ctx ended.
-func (p *proc) wait(ctx, kill context.Context, seq TermSeq) (ws syscall.WaitStatus, terminated bool) {
-	if !p.awaitExit(ctx, 0) && !p.exited() {
+// With block, the wait holds this goroutine's thread in a waitid (see
+// blockingWaits). Once the leader has exited, whatever it left in its group
+// is killed; then the leader is reaped. The group cannot be reused before
+// that, because the unreaped leader keeps its id. terminated reports whether
+// the sequence was applied: the leader was still running when ctx ended.
+func (p *proc) wait(ctx, kill context.Context, seq TermSeq, block bool) (ws syscall.WaitStatus, terminated bool) {
+	if block && p.pidfd >= 0 {
+		terminated = p.blockingWait(ctx, kill, seq)
+	} else if !p.awaitExit(ctx, 0) && !p.exited() {
 		p.terminate(kill, seq)
 		terminated = true
 	}
@@ -70,10 +91,42 @@ func (p *proc) wait(ctx, kill context.Context, seq TermSeq) (ws syscall.WaitStat
 			break
 		}
 	}
-	if p.pidfd != nil {
-		p.pidfd.Close()
+	if p.pidfd >= 0 {
+		// No wait is running now, so polled is settled.
+		if p.polled != nil {
+			p.polled.Close()
+		} else {
+			unix.Close(p.pidfd)
+		}
 	}
 	return ws, terminated
+}
+
+// blockingWait blocks in waitid until the leader exits. If ctx ends first,
+// another goroutine applies seq meanwhile, which ends the wait; it reports
+// whether it did.
+func (p *proc) blockingWait(ctx, kill context.Context, seq TermSeq) bool {
+	terminated := false
+	done := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(done)
+		if !p.exited() {
+			terminated = true
+			p.terminate(kill, seq)
+		}
+	})
+	p.blockUntilExit()
+	if !stop() {
+		<-done // the sequence ran or is running: let it finish first
+	}
+	return terminated
+}
+
+// blockUntilExit blocks until the leader has exited, without reaping it.
+func (p *proc) blockUntilExit() {
+	var info unix.Siginfo
+	for unix.Waitid(unix.P_PID, p.pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+	}
 }
 
 // signal sends sig to the job's whole process group. ESRCH (nobody left) is
@@ -101,17 +154,18 @@ func (p *proc) terminate(kill context.Context, seq TermSeq) {
 // awaitExit blocks until the leader has exited (true), or until ctx ends or
 // the timeout d (when non-zero) passes (false). The leader is not reaped.
 func (p *proc) awaitExit(ctx context.Context, d time.Duration) bool {
-	if p.pidfd == nil {
+	if p.pidfd < 0 {
 		return p.awaitChan(ctx, d)
 	}
+	pidfd := p.poller()
 	var deadline time.Time
 	if d > 0 {
 		deadline = time.Now().Add(d)
 	}
-	p.pidfd.SetReadDeadline(deadline)
+	pidfd.SetReadDeadline(deadline)
 	cancelled := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		p.pidfd.SetReadDeadline(time.Unix(1, 0))
+		pidfd.SetReadDeadline(time.Unix(1, 0))
 		close(cancelled)
 	})
 	defer func() {
@@ -119,7 +173,7 @@ func (p *proc) awaitExit(ctx context.Context, d time.Duration) bool {
 			<-cancelled // the cancel ran or is running: let it finish first
 		}
 	}()
-	rc, err := p.pidfd.SyscallConn()
+	rc, err := pidfd.SyscallConn()
 	if err != nil {
 		return p.exited()
 	}
