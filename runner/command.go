@@ -31,9 +31,6 @@ func (c *Command) String() string {
 	return string(b)
 }
 
-// Shell reports whether the command runs through a shell.
-func (c *Command) Shell() bool { return c.line != "" }
-
 // StartError is why a job could not start; Status is the exit status a shell
 // would give (126 or 127).
 type StartError struct {

@@ -5,18 +5,12 @@
 // terminals or files.
 package runner
 
-// Quote returns s as a single word for a POSIX shell. Words made only of
-// characters no shell treats specially are returned bare, so that templates
-// such as `echo $(( {} * 2 ))` keep working; anything else is put in single
-// quotes, with each embedded single quote written as '\”.
-func Quote(s string) string {
-	if isPlain(s) {
-		return s
-	}
-	return string(appendQuoted(make([]byte, 0, len(s)+2), s))
-}
-
-// appendQuote appends the shell word for s to b.
+// appendQuote appends s to b as a single word for a POSIX shell. Words made
+// only of characters no shell treats specially are appended bare, so that
+// templates such as `echo $(( {} * 2 ))` keep working; anything else is put
+// in single quotes, with each embedded single quote written as
+//
+//	'\''
 func appendQuote(b []byte, s string) []byte {
 	if isPlain(s) {
 		return append(b, s...)

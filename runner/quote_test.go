@@ -25,7 +25,7 @@ func FuzzQuote(f *testing.F) {
 		if strings.IndexByte(s, 0) >= 0 {
 			t.Skip("argv cannot hold a NUL byte")
 		}
-		q := Quote(s)
+		q := quote(s)
 		if string(appendQuote([]byte("x"), s)) != "x"+q {
 			t.Fatalf("appendQuote and Quote differ for %q", s)
 		}
@@ -41,12 +41,12 @@ func FuzzQuote(f *testing.F) {
 
 func TestQuotePlainWordsBare(t *testing.T) {
 	for _, s := range []string{"a", "file.txt", "dir/f-1_2", "a,b:c@d+e%f", "42"} {
-		if q := Quote(s); q != s {
+		if q := quote(s); q != s {
 			t.Errorf("Quote(%q) = %q, want it bare", s, q)
 		}
 	}
 	for s, want := range map[string]string{"": "''", "a b": "'a b'", "it's": `'it'\''s'`, "$x": "'$x'"} {
-		if q := Quote(s); q != want {
+		if q := quote(s); q != want {
 			t.Errorf("Quote(%q) = %q, want %q", s, q, want)
 		}
 	}

@@ -19,7 +19,7 @@ func measure(t *Template, item *input.Item) (counted, real int) {
 	if t.argvMode {
 		return real, real
 	}
-	if c.Shell() {
+	if c.viaShell() {
 		real = len(c.Args[2]) + 1 // the shell's own words are few and short
 	}
 	return len(t.line(item, 1)) + 1, real
@@ -86,7 +86,7 @@ func TestArgvTemplate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := NewTemplate(tt.opts).Render(&input.Item{Seq: 1, Args: tt.args}, 1)
-		if c.Shell() {
+		if c.viaShell() {
 			t.Errorf("%+v: runs through a shell", tt.opts)
 		}
 		if !reflect.DeepEqual(c.Args, tt.want) {

@@ -169,10 +169,6 @@ func splitWords(parts []part) [][]part {
 	return words
 }
 
-// Direct reports whether the template's jobs exec their program without a
-// shell (a builtin twin may still use the shell for some jobs).
-func (t *Template) Direct() bool { return t.words != nil }
-
 // Render builds the command of one job.
 func (t *Template) Render(item *input.Item, slot int) Command {
 	if t.words != nil {

@@ -44,17 +44,17 @@ func TestRenderBothPaths(t *testing.T) {
 	for _, words := range templates {
 		direct := NewTemplate(TemplateOptions{Words: words})
 		shell := NewTemplate(TemplateOptions{Words: append([]string{"true", "&&"}, words...)})
-		if !direct.Direct() {
+		if !direct.direct() {
 			t.Fatalf("%q: not rendered for direct exec", words)
 		}
-		if shell.Direct() {
+		if shell.direct() {
 			t.Fatalf("true && %q: rendered for direct exec", words)
 		}
 		for _, item := range items {
 			dc := direct.Render(&item, 3)
 			sc := shell.Render(&item, 3)
-			if dc.Shell() || !sc.Shell() {
-				t.Fatalf("%q %q: direct command through a shell (%v) or shell command without (%v)", words, item.Args, dc.Shell(), !sc.Shell())
+			if dc.viaShell() || !sc.viaShell() {
+				t.Fatalf("%q %q: direct command through a shell (%v) or shell command without (%v)", words, item.Args, dc.viaShell(), !sc.viaShell())
 			}
 			if dc.Path != prog || dc.Args[0] != prog {
 				t.Fatalf("direct command %q %q, want program %s", dc.Path, dc.Args, prog)
@@ -110,7 +110,7 @@ func TestDirectDetection(t *testing.T) {
 		{nil, false},
 		{[]string{"echo", "{}"}, true}, // a twin: direct for plain items
 	} {
-		if got := NewTemplate(TemplateOptions{Words: c.words}).Direct(); got != c.direct {
+		if got := NewTemplate(TemplateOptions{Words: c.words}).direct(); got != c.direct {
 			t.Errorf("%q: direct %v, want %v", c.words, got, c.direct)
 		}
 	}
@@ -122,8 +122,8 @@ func TestTwinBuiltins(t *testing.T) {
 	tp := NewTemplate(TemplateOptions{Words: []string{"echo", "{}"}})
 	for item, shell := range map[string]bool{"a": false, "a b": false, "-n": true, "a\\tb": true, "x-y": false} {
 		c := tp.Render(&input.Item{Seq: 1, Args: []string{item}}, 1)
-		if c.Shell() != shell {
-			t.Errorf("echo %q: through the shell %v, want %v", item, c.Shell(), shell)
+		if c.viaShell() != shell {
+			t.Errorf("echo %q: through the shell %v, want %v", item, c.viaShell(), shell)
 		}
 	}
 }
@@ -147,7 +147,7 @@ func TestRenderShellLine(t *testing.T) {
 		o := c.opt
 		o.Words = c.words
 		cmd := NewTemplate(o).Render(&input.Item{Seq: 1, Args: c.args}, 1)
-		if !cmd.Shell() || cmd.String() != c.want || cmd.Args[2] != c.want || cmd.Path != "/bin/sh" {
+		if !cmd.viaShell() || cmd.String() != c.want || cmd.Args[2] != c.want || cmd.Path != "/bin/sh" {
 			t.Errorf("%q with %q: %q %q, want /bin/sh -c %q", c.words, c.args, cmd.Path, cmd.Args, c.want)
 		}
 	}
