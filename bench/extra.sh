@@ -153,5 +153,6 @@ echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHOR
 echo
 echo "| row | A | A median | B | B median | A/B (paired median) | check |"
 echo "|---|---|---|---|---|---|---|"
-# commands are printed with "fan" for the binary's path
-tail -n +2 "$OUT" | awk -F'\t' -v fan="$FAN" '{gsub(fan, "fan"); gsub(/\|/, "\\|", $2); gsub(/\|/, "\\|", $4); printf "| %s | `%s` | %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
+# commands are printed with "fan" for the binary's path and programs built
+# into the results directory by their names
+tail -n +2 "$OUT" | awk -F'\t' -v fan="$FAN" -v res="$RESULTS/" '{gsub(fan, "fan"); gsub(res, ""); gsub(/\|/, "\\|", $2); gsub(/\|/, "\\|", $4); printf "| %s | `%s` | %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
