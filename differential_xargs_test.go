@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -146,8 +147,8 @@ func TestDifferentialXargs(t *testing.T) {
 }
 
 // parallelCases run through GNU parallel and fan alike, one job at a time
-// (GNU parallel spreads the last items over its job slots, which fan does
-// not do; see README).
+// unless the case sets -j (with -k, so that the order is comparable): with
+// several job slots both spread the item the input ends in over them.
 var parallelCases = []struct {
 	name  string
 	stdin string
@@ -174,6 +175,22 @@ var parallelCases = []struct {
 	{"-x -m -n", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", []string{"-m", "-n", "3", "-x", "-s", "12", "echo"}},
 	{"-m too long", "aaaaaaaaaaaaaaaaaaaaaaaaaaaa\nb\n", []string{"-m", "-s", "20", "echo"}},
 	{"-s alone too long", "aaaaaaaaa\nb\n", []string{"-s", "12", "echo"}},
+	{"-m spread over 4 slots", seqLines(10), []string{"-j4", "-k", "-m", "echo"}},
+	{"-m spread, job numbers", seqLines(10), []string{"-j4", "-k", "-m", "echo", "{#}", "{}"}},
+	{"-X spread over 3 slots", seqLines(12), []string{"-j3", "-k", "-X", "-s", "30", "echo", "x{}y"}},
+	{"-m -n spread", seqLines(8), []string{"-j3", "-k", "-m", "-n", "2", "echo"}},
+	{"-m -L spread", seqLines(6), []string{"-j2", "-k", "-m", "-L", "2", "echo"}},
+	{"-m -s spread", seqLines(12), []string{"-j3", "-k", "-m", "-s", "10", "echo"}},
+	{"-m -j0: one item a job at the end", seqLines(5), []string{"-j0", "-k", "-m", "echo"}},
+}
+
+// seqLines is seq n's output.
+func seqLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
 }
 
 // TestDifferentialPacking compares fan's -X, -m, -L, -s and -x with GNU
@@ -186,8 +203,12 @@ func TestDifferentialPacking(t *testing.T) {
 	for _, c := range parallelCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			wantOut, wantCode := runWith(t, c.stdin, parallel, append([]string{"--will-cite", "-j1"}, c.args...)...)
-			gotOut, gotCode := runWith(t, c.stdin, "fan", append([]string{"-j1"}, c.args...)...)
+			args := c.args
+			if !strings.HasPrefix(args[0], "-j") {
+				args = append([]string{"-j1"}, args...)
+			}
+			wantOut, wantCode := runWith(t, c.stdin, parallel, append([]string{"--will-cite"}, args...)...)
+			gotOut, gotCode := runWith(t, c.stdin, "fan", args...)
 			if gotOut != wantOut || gotCode != wantCode {
 				t.Errorf("stdin %q, args %q:\nparallel: status %d, stdout %q\nfan:      status %d, stdout %q",
 					c.stdin, c.args, wantCode, wantOut, gotCode, gotOut)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 
@@ -18,6 +19,7 @@ type packSpec struct {
 	whole                       bool   // --xargs -I: a whole line per job
 	runEmpty                    bool   // --xargs without -r: run once on empty input
 	eof                         string // -E
+	spread                      int    // -X, -m: job slots to spread the input's end over
 }
 
 // checkPacking validates the packing flags and, when items are packed,
@@ -45,6 +47,14 @@ func (o *Options) checkPacking(c *config) error {
 		p := &packSpec{maxArgs: o.MaxArgs, maxLines: o.MaxLines, maxChars: o.MaxChars, exact: o.Exact}
 		if !o.PackContext && !o.PackMulti && o.MaxLines == 0 {
 			p.maxArgs = max(o.MaxArgs, 1) // -s alone limits, it does not pack
+		}
+		if o.PackContext || o.PackMulti {
+			// As GNU parallel: the end of the input is spread over the
+			// job slots; with no limit on them, one item a job.
+			p.spread = c.jobs
+			if p.spread == 0 {
+				p.spread = math.MaxInt32
+			}
 		}
 		c.pack = p
 		return nil
@@ -113,6 +123,7 @@ func (c *config) packer(lim argLimits, lines input.LineReader) *input.Packer {
 		Limit: limit, Base: base, Cost: cost, Hard: lim.usable, PerArg: pointerSize,
 		MaxItem: maxArgStrlen - 1,
 		Exact:   c.pack.exact, Whole: c.pack.whole, RunEmpty: c.pack.runEmpty,
+		Spread: c.pack.spread,
 	}
 }
 

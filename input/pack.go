@@ -62,6 +62,11 @@ type Packer struct {
 	// Record, when set, turns an argument back into input text for the
 	// item's Records (XargsQuote for xargs's quoting); nil keeps it as is.
 	Record func(arg string) string
+	// Spread, when above 1, is GNU parallel's -X and -m with several job
+	// slots: the item being packed when the input ends is split into
+	// Spread items as even as can be (the first ones a little larger), so
+	// that the end of the input runs on every slot rather than in one job.
+	Spread int
 
 	pending []string
 	size    int // Base plus the costs of pending
@@ -71,13 +76,14 @@ type Packer struct {
 	err     error // to return once ready is empty
 	emitted bool
 	eof     bool
+	spread  bool // the input's end was seen and Spread applied
 }
 
 // Next returns the arguments of the next item. After the last one it
 // returns io.EOF. A size error comes after the arguments xargs would still
 // run (those read before it, unless Exact or Whole).
 func (p *Packer) Next() ([]string, error) {
-	for len(p.ready) == 0 {
+	for len(p.ready) == 0 || p.mayBeLast() {
 		if p.err != nil {
 			return nil, p.err
 		}
@@ -119,6 +125,7 @@ func (p *Packer) fill() {
 	case err == io.EOF:
 		p.eof = true
 		p.flush()
+		p.spreadLast()
 	case err != nil:
 		// Like xargs, run what was read before the error, unless -x or -I
 		// asked for all or nothing.
@@ -126,6 +133,34 @@ func (p *Packer) fill() {
 			p.flush()
 		}
 		p.err = err
+	}
+}
+
+// mayBeLast reports whether the one item ready may be the last of the
+// input, which Spread would split: it cannot be handed out before the
+// input is known to go on (or to end). GNU parallel reads ahead the same
+// way.
+func (p *Packer) mayBeLast() bool {
+	return p.Spread > 1 && !p.spread && len(p.ready) == 1 && len(p.pending) == 0 && !p.eof && p.err == nil
+}
+
+// spreadLast applies Spread, once, to the last item packed: the one the
+// input ended in, which is still in ready (see mayBeLast).
+func (p *Packer) spreadLast() {
+	if p.Spread <= 1 || p.spread || len(p.ready) == 0 {
+		return
+	}
+	p.spread = true
+	last := p.ready[len(p.ready)-1]
+	if len(last) < 2 {
+		return
+	}
+	p.ready = p.ready[:len(p.ready)-1]
+	per := (len(last) + p.Spread - 1) / p.Spread // ceil, as GNU parallel
+	for len(last) > 0 {
+		n := min(per, len(last))
+		p.ready = append(p.ready, last[:n:n])
+		last = last[n:]
 	}
 }
 

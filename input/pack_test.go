@@ -161,3 +161,50 @@ func TestReaderPacksRecords(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// Spread splits the item the input ends in over the job slots, as GNU
+// parallel's -X and -m do with -j above 1 (the figures are parallel's own,
+// checked with seq N | parallel -jJ -m -k echo).
+func TestPackerSpread(t *testing.T) {
+	seq := func(n int) *lines {
+		l := lines{}
+		for i := 1; i <= n; i++ {
+			l = append(l, []string{strings.Repeat("x", i%2+1)})
+		}
+		return &l
+	}
+	sizes := func(items [][]string) []int {
+		var n []int
+		for _, it := range items {
+			n = append(n, len(it))
+		}
+		return n
+	}
+	tests := []struct {
+		name string
+		in   *lines
+		p    Packer
+		want []int
+	}{
+		{"10 over 4 slots", seq(10), Packer{Spread: 4}, []int{3, 3, 3, 1}},
+		{"30 over 4 slots", seq(30), Packer{Spread: 4}, []int{8, 8, 8, 6}},
+		{"fewer items than slots", seq(3), Packer{Spread: 4}, []int{1, 1, 1}},
+		{"one slot packs", seq(10), Packer{Spread: 1}, []int{10}},
+		// -n 2: the last pair was full before the input was seen to end,
+		// and is still spread (the packer reads ahead to know)
+		{"-n full at the end", seq(8), Packer{Spread: 3, MaxArgs: 2}, []int{2, 2, 2, 1, 1}},
+		{"-L full at the end", seq(6), Packer{Spread: 2, MaxLines: 2}, []int{2, 2, 1, 1}},
+		// the input ended in an item of one: nothing to spread
+		{"a single last item", seq(9), Packer{Spread: 3, MaxArgs: 2}, []int{2, 2, 2, 2, 1}},
+		// the size limit closed the pair before 9 came; 9 alone is last
+		{"closed by size", seq(9), Packer{Spread: 3, Limit: 7, Base: 1}, []int{2, 2, 2, 2, 1}},
+		{"empty input", &lines{}, Packer{Spread: 4}, nil},
+	}
+	for _, tt := range tests {
+		tt.p.Lines = tt.in
+		got, err := packAll(&tt.p)
+		if err != nil || !reflect.DeepEqual(sizes(got), tt.want) {
+			t.Errorf("%s: items of %v (%v), want %v", tt.name, sizes(got), err, tt.want)
+		}
+	}
+}
