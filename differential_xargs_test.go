@@ -182,6 +182,9 @@ var parallelCases = []struct {
 	{"-m -L spread", seqLines(6), []string{"-j2", "-k", "-m", "-L", "2", "echo"}},
 	{"-m -s spread", seqLines(12), []string{"-j3", "-k", "-m", "-s", "10", "echo"}},
 	{"-m -j0: one item a job at the end", seqLines(5), []string{"-j0", "-k", "-m", "echo"}},
+	{"-m --colsep spreads records", "a,b\nc,d\ne,f\ng,h\n", []string{"-j3", "-k", "-m", "--colsep", ",", "echo"}},
+	{"-X --colsep spreads records", "a,b\nc,d\ne,f\ng,h\n", []string{"-j3", "-k", "-X", "--colsep", ",", "echo", "x{1}y"}},
+	{"-m --colsep -j0", "a,b\nc,d\ne,f\ng,h\n", []string{"-j0", "-k", "-m", "--colsep", ",", "echo", "{2}"}},
 }
 
 // seqLines is seq n's output.

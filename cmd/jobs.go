@@ -9,6 +9,17 @@ import (
 // added to the CPU count, and 0 for no limit (returned as 0). ncpu is the
 // CPU count; the empty string means all of them.
 func parseJobs(s string, ncpu int) (int, error) {
+	n, err := parseJobCount(s, ncpu)
+	return min(n, maxJobs), err
+}
+
+// maxJobs caps -j: more jobs than this could never run at once (it is far
+// above any system's process limit), and a larger count would only
+// overflow the sizes derived from it.
+const maxJobs = 1 << 20
+
+// parseJobCount is parseJobs without the cap.
+func parseJobCount(s string, ncpu int) (int, error) {
 	bad := func() (int, error) {
 		return 0, usageErrorf("--jobs: %q is not a job count (try -j 4, -j 50%%, -j +1, -j -1 or -j 0 for no limit)", s)
 	}
@@ -21,12 +32,13 @@ func parseJobs(s string, ncpu int) (int, error) {
 		if err != nil || p <= 0 {
 			return bad()
 		}
-		return max(1, int(float64(ncpu)*p/100)), nil
+		return max(1, int(min(float64(ncpu)*p/100, maxJobs))), nil
 	case strings.HasPrefix(s, "+"), strings.HasPrefix(s, "-"):
 		n, err := strconv.Atoi(s[1:])
 		if err != nil || n < 0 {
 			return bad()
 		}
+		n = min(n, maxJobs) // no overflow below
 		if s[0] == '-' {
 			n = -n
 		}

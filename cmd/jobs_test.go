@@ -27,6 +27,10 @@ func TestParseJobs(t *testing.T) {
 		{"-1", 4, 3},
 		{"-1", 1, 1},
 		{"-100", 4, 1},
+		// beyond what could run at once: capped, not overflowed
+		{"9223372036854775807", 4, maxJobs},
+		{"+9223372036854775807", 4, maxJobs},
+		{"1e300%", 4, maxJobs},
 	} {
 		got, err := parseJobs(c.s, c.ncpu)
 		if err != nil || got != c.want {

@@ -48,6 +48,9 @@ func newStops() *stops {
 func (s *stops) release() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
 
 // run wires the three stages together and runs them to the end.
+// maxQueue bounds the channels between the stages whatever -j is.
+const maxQueue = 4096
+
 func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	failed := func(err error) outcome { return outcome{err: err, xargs: o.Xargs} }
 	c, err := o.check()
@@ -101,12 +104,14 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	stopSignals := watchSignals(drain)
 	defer stopSignals()
 
-	queue := 4 * c.jobs
-	if c.jobs == 0 {
-		queue = 1024
+	// The read-ahead: a few items a slot, within bounds that a -j of
+	// millions or none (0) does not turn into an allocation of gigabytes.
+	queue := 1024
+	if c.jobs > 0 {
+		queue = min(4*c.jobs, maxQueue)
 	}
 	items := make(chan input.Item, queue)
-	results := make(chan runner.Result, max(c.jobs, 16))
+	results := make(chan runner.Result, min(max(c.jobs, 16), maxQueue))
 	readErr := make(chan error, 1)
 	go func() {
 		err := reader.Run(st.intake, items)

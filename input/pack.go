@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 )
 
 // ErrArgTooLong is an argument that does not fit in a command line on its
@@ -68,6 +69,9 @@ type Packer struct {
 	// that the end of the input runs on every slot rather than in one job.
 	Spread int
 
+	// mu guards the packer's state against Abandon, which another
+	// goroutine may call while Next is blocked reading.
+	mu      sync.Mutex
 	pending []string
 	size    int // Base plus the costs of pending
 	hard    int
@@ -77,12 +81,20 @@ type Packer struct {
 	emitted bool
 	eof     bool
 	spread  bool // the input's end was seen and Spread applied
+	// starts are where the input lines (records, which --colsep makes
+	// several arguments) begin in pending; lastStarts, in the item flushed
+	// last. Spread splits between records, never inside one.
+	starts, lastStarts []int
+	lineStart          bool // the next argument pushed begins a line
 }
 
 // Next returns the arguments of the next item. After the last one it
 // returns io.EOF. A size error comes after the arguments xargs would still
-// run (those read before it, unless Exact or Whole).
+// run (those read before it, unless Exact or Whole). After Abandon it
+// returns ErrStopped.
 func (p *Packer) Next() ([]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for len(p.ready) == 0 || p.mayBeLast() {
 		if p.err != nil {
 			return nil, p.err
@@ -94,7 +106,13 @@ func (p *Packer) Next() ([]string, error) {
 			}
 			return nil, io.EOF
 		}
-		p.fill()
+		p.mu.Unlock()
+		items, lines, err := p.Lines.ReadLine() // may block: Abandon can run meanwhile
+		p.mu.Lock()
+		if p.err == ErrStopped {
+			return nil, ErrStopped
+		}
+		p.fill(items, lines, err)
 	}
 	args := p.ready[0]
 	p.ready = p.ready[1:]
@@ -102,9 +120,22 @@ func (p *Packer) Next() ([]string, error) {
 	return args, nil
 }
 
-// fill reads a line and packs its items.
-func (p *Packer) fill() {
-	items, lines, err := p.Lines.ReadLine()
+// Abandon ends the packer for a drain: it returns every argument read and
+// not yet handed out by Next, as items (the one being packed included), so
+// that consumed input is not lost while Next is blocked reading; later
+// calls of Next return ErrStopped.
+func (p *Packer) Abandon() [][]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flush()
+	out := p.ready
+	p.ready, p.err = nil, ErrStopped
+	return out
+}
+
+// fill packs the items of a line that was read.
+func (p *Packer) fill(items []string, lines int, err error) {
+	p.lineStart = true
 	for _, it := range items {
 		if perr := p.push(it); perr != nil {
 			p.err = perr
@@ -145,22 +176,25 @@ func (p *Packer) mayBeLast() bool {
 }
 
 // spreadLast applies Spread, once, to the last item packed: the one the
-// input ended in, which is still in ready (see mayBeLast).
+// input ended in, which is still in ready (see mayBeLast). Its records go
+// into up to Spread items of ceil(records/Spread) records each.
 func (p *Packer) spreadLast() {
 	if p.Spread <= 1 || p.spread || len(p.ready) == 0 {
 		return
 	}
 	p.spread = true
-	last := p.ready[len(p.ready)-1]
-	if len(last) < 2 {
+	last, starts := p.ready[len(p.ready)-1], p.lastStarts
+	if len(starts) < 2 {
 		return
 	}
 	p.ready = p.ready[:len(p.ready)-1]
-	per := (len(last) + p.Spread - 1) / p.Spread // ceil, as GNU parallel
-	for len(last) > 0 {
-		n := min(per, len(last))
-		p.ready = append(p.ready, last[:n:n])
-		last = last[n:]
+	per := 1 + (len(starts)-1)/p.Spread // ceil, without overflow
+	for i := 0; i < len(starts); i += per {
+		end := len(last)
+		if i+per < len(starts) {
+			end = starts[i+per]
+		}
+		p.ready = append(p.ready, last[starts[i]:end:end])
 	}
 }
 
@@ -187,6 +221,10 @@ func (p *Packer) push(arg string) error {
 			return ErrArgTooLong
 		}
 	}
+	if p.Spread > 1 && (p.lineStart || len(p.pending) == 0) {
+		p.starts = append(p.starts, len(p.pending))
+	}
+	p.lineStart = false
 	p.pending = append(p.pending, arg)
 	p.size += c
 	p.hard += h
@@ -219,6 +257,7 @@ func (p *Packer) flush() {
 	}
 	p.ready = append(p.ready, p.pending)
 	p.pending, p.size, p.hard = nil, 0, 0
+	p.lastStarts, p.starts = p.starts, nil
 }
 
 // recordLines turns a Reader's tuples into packer lines: each tuple is one

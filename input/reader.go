@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -48,6 +49,9 @@ type Reader struct {
 
 	ts  tuples
 	seq int64
+	// mu guards seq for a packing Reader, whose Run may number the items
+	// the Packer gives up (Abandon) while the reading goroutine is blocked.
+	mu  sync.Mutex
 	eof bool // the tuples have ended: a batch cut short by the end is the last
 }
 
@@ -101,6 +105,7 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 				}
 			default:
 			}
+			held = append(held, r.abandon()...)
 			return ctx.Err()
 		}
 		for _, g := range r.Gates {
@@ -112,11 +117,13 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			select {
 			case n := <-read:
 				if n.err != nil {
+					held = append(held, r.abandon()...)
 					return ctx.Err()
 				}
 				held = append(held, n.item)
 				wait.Reset(stopWait)
 			case <-wait.C:
+				held = append(held, r.abandon()...)
 				return ctx.Err()
 			}
 		}
@@ -233,6 +240,11 @@ func (r *Reader) packed() (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
+	return r.packedItem(args), nil
+}
+
+// packedItem numbers an item the Packer built.
+func (r *Reader) packedItem(args []string) Item {
 	recs := args
 	if r.Pack.Record != nil {
 		recs = make([]string, len(args))
@@ -240,9 +252,24 @@ func (r *Reader) packed() (Item, error) {
 			recs[i] = r.Pack.Record(a)
 		}
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.seq++
 	if r.Count != nil {
 		r.Count.Add(1)
 	}
-	return Item{Seq: r.seq, Args: args, Records: recs}, nil
+	return Item{Seq: r.seq, Args: args, Records: recs}
+}
+
+// abandon takes, for a drain, what a Packer holds: input that was read
+// but not yet packed into an item that went out.
+func (r *Reader) abandon() []Item {
+	if r.Pack == nil || r.Pack.Lines == nil {
+		return nil
+	}
+	var out []Item
+	for _, args := range r.Pack.Abandon() {
+		out = append(out, r.packedItem(args))
+	}
+	return out
 }

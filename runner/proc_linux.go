@@ -16,8 +16,8 @@ import (
 // running wait through their pidfd on Go's netpoller instead, so that a
 // thousand running jobs hold no thousand threads. The blocking wait is the
 // cheaper one per job (no epoll registration, no poller wake-up to hand the
-// exit over: fan's own CPU on W1 fell from about 690 to 460 µs a job, see
-// BENCHMARKS.md), so the common -j of a few jobs gets it.
+// exit over: fan's own CPU on W1 fell from a median of 670 to 585 µs a
+// job, see BENCHMARKS.md), so the common -j of a few jobs gets it.
 const blockingWaits = 16
 
 // proc is a started job: the leader of a process group of its own.
