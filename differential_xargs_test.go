@@ -184,6 +184,7 @@ var parallelCases = []struct {
 	{"-m -j0: one item a job at the end", seqLines(5), []string{"-j0", "-k", "-m", "echo"}},
 	{"-m --colsep spreads records", "a,b\nc,d\ne,f\ng,h\n", []string{"-j3", "-k", "-m", "--colsep", ",", "echo"}},
 	{"-X --colsep spreads records", "a,b\nc,d\ne,f\ng,h\n", []string{"-j3", "-k", "-X", "--colsep", ",", "echo", "x{1}y"}},
+	{"-m --colsep -n counts records", "a,b\nc,d\ne,f\n", []string{"-m", "--colsep", ",", "-n", "2", "echo"}},
 	{"-m --colsep -j0", "a,b\nc,d\ne,f\ng,h\n", []string{"-j0", "-k", "-m", "--colsep", ",", "echo", "{2}"}},
 }
 

@@ -123,7 +123,7 @@ func (c *config) packer(lim argLimits, lines input.LineReader) *input.Packer {
 		Limit: limit, Base: base, Cost: cost, Hard: lim.usable, PerArg: pointerSize,
 		MaxItem: maxArgStrlen - 1,
 		Exact:   c.pack.exact, Whole: c.pack.whole, RunEmpty: c.pack.runEmpty,
-		Spread: c.pack.spread,
+		Spread: c.pack.spread, CountRecords: !c.argv,
 	}
 }
 

@@ -34,6 +34,10 @@ type Packer struct {
 	Lines LineReader
 	// MaxArgs is the most arguments per item (-n); 0 means no limit.
 	MaxArgs int
+	// CountRecords makes MaxArgs count input records (lines, which
+	// --colsep makes several arguments), as GNU parallel does, rather than
+	// arguments, as xargs does.
+	CountRecords bool
 	// MaxLines is the most input lines per item (-L); 0 means no limit.
 	MaxLines int
 	// Limit is the largest size a command may have (-s), in the unit of
@@ -142,6 +146,9 @@ func (p *Packer) fill(items []string, lines int, err error) {
 			return
 		}
 	}
+	if p.MaxArgs > 0 && p.CountRecords && len(p.starts) >= p.MaxArgs {
+		p.flush()
+	}
 	if p.Whole {
 		if len(items) > 0 || lines > 0 {
 			p.flush()
@@ -221,14 +228,14 @@ func (p *Packer) push(arg string) error {
 			return ErrArgTooLong
 		}
 	}
-	if p.Spread > 1 && (p.lineStart || len(p.pending) == 0) {
+	if p.lineStart || len(p.pending) == 0 {
 		p.starts = append(p.starts, len(p.pending))
 	}
 	p.lineStart = false
 	p.pending = append(p.pending, arg)
 	p.size += c
 	p.hard += h
-	if p.MaxArgs > 0 && len(p.pending) == p.MaxArgs {
+	if p.MaxArgs > 0 && !p.CountRecords && len(p.pending) == p.MaxArgs {
 		p.flush() // as xargs: at once, not when the next item comes
 	}
 	return nil

@@ -221,6 +221,17 @@ func TestPackerSpreadRecords(t *testing.T) {
 	}
 }
 
+// With CountRecords, -n counts records, not the arguments --colsep makes
+// of them (GNU parallel: a b c d, then e f).
+func TestPackerCountRecords(t *testing.T) {
+	in := &lines{{"a", "b"}, {"c", "d"}, {"e", "f"}}
+	got, err := packAll(&Packer{Lines: in, MaxArgs: 2, CountRecords: true})
+	want := [][]string{{"a", "b", "c", "d"}, {"e", "f"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q (%v), want %q", got, err, want)
+	}
+}
+
 // blockingLines yields its lines, then blocks until release is closed
 // before it reports the end of the input.
 type blockingLines struct {
