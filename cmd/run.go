@@ -47,10 +47,10 @@ func newStops() *stops {
 
 func (s *stops) release() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
 
-// run wires the three stages together and runs them to the end.
 // maxQueue bounds the channels between the stages whatever -j is.
 const maxQueue = 4096
 
+// run wires the three stages together and runs them to the end.
 func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	failed := func(err error) outcome { return outcome{err: err, xargs: o.Xargs} }
 	c, err := o.check()

@@ -264,7 +264,7 @@ func (r *Reader) packedItem(args []string) Item {
 // abandon takes, for a drain, what a Packer holds: input that was read
 // but not yet packed into an item that went out.
 func (r *Reader) abandon() []Item {
-	if r.Pack == nil || r.Pack.Lines == nil {
+	if r.Pack == nil {
 		return nil
 	}
 	var out []Item
