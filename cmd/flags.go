@@ -90,8 +90,8 @@ func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 // they were given (-n and -I are registered earlier).
 func addXargsFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Xargs, "xargs", false, "be GNU xargs: split input on blanks with its quoting, pack items, exec without a shell, its exit codes (default -P 1)")
-	f.BoolVarP(&o.PackContext, "context-replace", "X", false, "put as many items in each job as fit; a word holding {} is repeated for each")
-	f.BoolVarP(&o.PackMulti, "multi-args", "m", false, "put as many items in each job as fit; {} is all of them")
+	f.BoolVarP(&o.PackContext, "context-replace", "X", false, "put as many items in each job as fit (the last spread over the job slots); a word holding {} is repeated for each")
+	f.BoolVarP(&o.PackMulti, "multi-args", "m", false, "put as many items in each job as fit (the last spread over the job slots); {} is all of them")
 	f.IntVarP(&o.MaxLines, "max-lines", "L", 0, "put `N` input lines in each job (a line ending with a blank goes on with the next)")
 	f.IntVarP(&o.MaxChars, "max-chars", "s", 0, "limit each command line to `N` characters")
 	f.BoolVarP(&o.Exact, "exit", "x", false, "fail when the items -n or -L put in a job do not fit in -s")
