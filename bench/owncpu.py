@@ -13,16 +13,13 @@ jobs.
 import os
 import sys
 
+import spawn
+
 
 def main():
     jobs = int(sys.argv[1])
     argv = sys.argv[2:]
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.execvp(argv[0], argv)
-        finally:
-            os._exit(127)
+    pid = spawn.start(argv)
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     with open(f"/proc/{pid}/stat") as f:
         stat = f.read()

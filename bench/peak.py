@@ -13,6 +13,8 @@ import signal
 import sys
 import time
 
+import spawn
+
 
 def status(pid):
     out = {}
@@ -36,12 +38,7 @@ def main():
     if args and args[0] == "--":
         args = args[1:]
     t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.execvp(args[0], args)
-        finally:
-            os._exit(127)
+    pid = spawn.start(args)
     threads = hwm = 0
     termed = False
     while True:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sync"
 
@@ -50,10 +49,10 @@ func (o *Options) checkPacking(c *config) error {
 		}
 		if o.PackContext || o.PackMulti {
 			// As GNU parallel: the end of the input is spread over the
-			// job slots; with no limit on them, one item a job.
+			// job slots; with no limit on them (-j 0), one item a job.
 			p.spread = c.jobs
 			if p.spread == 0 {
-				p.spread = math.MaxInt32
+				p.spread = maxJobs
 			}
 		}
 		c.pack = p
