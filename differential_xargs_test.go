@@ -185,6 +185,8 @@ var parallelCases = []struct {
 	{"-m --colsep spreads records", "a,b\nc,d\ne,f\ng,h\n", []string{"-j3", "-k", "-m", "--colsep", ",", "echo"}},
 	{"-X --colsep spreads records", "a,b\nc,d\ne,f\ng,h\n", []string{"-j3", "-k", "-X", "--colsep", ",", "echo", "x{1}y"}},
 	{"-m --colsep -n counts records", "a,b\nc,d\ne,f\n", []string{"-m", "--colsep", ",", "-n", "2", "echo"}},
+	{"-m -n 0: packed, spread, passed nothing", seqLines(7), []string{"-j3", "-k", "-m", "-n", "0", "echo", "x", "{}"}},
+	{"-X -n 0", seqLines(2), []string{"-j3", "-k", "-X", "-n", "0", "echo", "x{}y"}},
 	{"-m --colsep -j0", "a,b\nc,d\ne,f\ng,h\n", []string{"-j0", "-k", "-m", "--colsep", ",", "echo", "{2}"}},
 }
 

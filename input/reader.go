@@ -252,6 +252,9 @@ func (r *Reader) packedItem(args []string) Item {
 			recs[i] = r.Pack.Record(a)
 		}
 	}
+	if r.NoArgs {
+		args = nil // -m -n 0: packed and spread as usual, passed nothing
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++

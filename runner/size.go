@@ -40,7 +40,13 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 			}
 		}
 	}
-	base += len(t.line(&input.Item{}, 0)) + 1
+	none := input.Item{}
+	base += len(t.line(&none, 0)) + 1
+	for _, w := range sites {
+		// A job without arguments (-n 0) has each context word once; the
+		// cost below counts it per argument instead.
+		base -= len(renderParts(nil, w, &none, 0, -1, true))
+	}
 	k := len(sites) + len(mods)
 	return base, func(a string, first bool) int {
 		c := sep(first, k)
