@@ -141,7 +141,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 // error before any job starts) and builds the input stage over them.
 func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *output.Intake) (*input.Reader, func(), error) {
 	var srcs []input.Source
-	var gates []*input.Gate
+	var gates []input.Closer
 	var lines input.LineReader
 	var closeInput func()
 	if o.Xargs {
@@ -150,7 +150,7 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 			return nil, nil, err
 		}
 		g := input.NewGate(in)
-		gates = []*input.Gate{g}
+		gates = []input.Closer{g}
 		lines, closeInput = xargsLines(g, o, c), closeIn
 	} else {
 		var err error

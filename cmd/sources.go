@@ -10,9 +10,9 @@ import (
 
 // openSources opens every input source before any job starts, so that an
 // unreadable file is reported at once. Files and stdin are read through
-// gates, returned for the reader to close on a drain. The returned closer
-// closes the files.
-func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Source, []*input.Gate, func(), error) {
+// gates; the gates and the lists are returned for the reader to close on a
+// drain. The returned closer closes the files.
+func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Source, []input.Closer, func(), error) {
 	var files []*os.File
 	closeAll := func() {
 		for _, f := range files {
@@ -20,12 +20,14 @@ func openSources(specs []sourceSpec, delim []byte, stdin io.Reader) ([]input.Sou
 		}
 	}
 	var srcs []input.Source
-	var gates []*input.Gate
+	var gates []input.Closer
 	stdinUsed := false
 	for _, s := range specs {
 		switch {
 		case s.list != nil:
-			srcs = append(srcs, input.NewList(s.list))
+			l := input.NewList(s.list)
+			gates = append(gates, l)
+			srcs = append(srcs, l)
 			continue
 		case s.stdin || s.file == "-":
 			if stdinUsed {

@@ -6,9 +6,15 @@ import (
 	"sync/atomic"
 )
 
-// ErrStopped is what a closed Gate returns: the input was stopped (a
-// drain), not ended.
+// ErrStopped is what a closed Gate or List returns: the input was stopped
+// (a drain), not ended.
 var ErrStopped = errors.New("input stopped")
+
+// A Closer is an input that yields nothing more once closed: a Gate under
+// a file or stdin, or a List. A drain closes them all (Reader.Gates).
+type Closer interface {
+	Close()
+}
 
 // Gate is an io.Reader that reads no more once closed: bytes not yet read
 // stay in their pipe or file. A drain closes the gates of the input, so

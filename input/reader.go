@@ -42,10 +42,11 @@ type Reader struct {
 	// Lines it packs the records of Sources, one line each.
 	Pack *Packer
 
-	// Gates are the readers under the sources: when ctx ends, Run closes
-	// them, takes the complete items the sources had already buffered, and
-	// stops at the first read that would consume more input.
-	Gates []*Gate
+	// Gates are the sources' inputs (a Gate under each file, the Lists):
+	// when ctx ends, Run closes them, takes the complete items the sources
+	// had already buffered, and stops at the first read that would consume
+	// more input. A Reader without gates takes only the item ready then.
+	Gates []Closer
 
 	ts  tuples
 	seq int64

@@ -142,7 +142,7 @@ func TestReaderBounded(t *testing.T) {
 		var r *Reader
 		if gated {
 			g := NewGate(src)
-			r = &Reader{Sources: []Source{NewSplitter(g, []byte("\n"))}, Gates: []*Gate{g}}
+			r = &Reader{Sources: []Source{NewSplitter(g, []byte("\n"))}, Gates: []Closer{g}}
 		} else {
 			r = &Reader{Sources: []Source{NewSplitter(src, []byte("\n"))}}
 		}
@@ -187,3 +187,43 @@ func TestReaderReadError(t *testing.T) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// TestReaderStopsLists: a drain stops a ::: list where it is, and every
+// record taken from it goes out as an item (to be counted as not
+// started), with or without packing: none is read and then dropped.
+func TestReaderStopsLists(t *testing.T) {
+	recs := strings.Fields(strings.Repeat("a b c d e f g h i j ", 100))
+	for _, pack := range []bool{false, true} {
+		for round := 0; round < 50; round++ {
+			l := NewList(recs)
+			r := &Reader{Sources: []Source{l}, Gates: []Closer{l}}
+			if pack {
+				r.Pack = &Packer{MaxArgs: 3, Spread: 2}
+			}
+			out := make(chan Item)
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() { errc <- r.Run(ctx, out) }()
+			var got []string
+			var seq int64
+			for item := range out {
+				if seq++; item.Seq != seq {
+					t.Fatalf("pack %v: item %d has Seq %d", pack, seq, item.Seq)
+				}
+				got = append(got, item.Args...)
+				if seq == 3 {
+					cancel()
+				}
+			}
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Fatalf("pack %v: Run: %v, want context.Canceled", pack, err)
+			}
+			if l.i == len(recs) {
+				t.Fatalf("pack %v: the list was read to its end after the drain", pack)
+			}
+			if !reflect.DeepEqual(got, recs[:l.i]) {
+				t.Fatalf("pack %v: %d records taken from the list, %d went out", pack, l.i, len(got))
+			}
+		}
+	}
+}
