@@ -13,7 +13,8 @@
 #            (ungrouped, nothing captured) through cat
 #   W3k3     -k with a 3 s first job, 8 x W3_BYTES: fan's peak RSS, bytes, order
 #   W4yes    yes 1 | fan -j2 sleep (each job: sleep 1) for 5 s: fan's peak RSS
-#   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads
+#   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads;
+#            and vs the floor, a C program starting the 1000 at once (spawnall.c)
 #   W5       fan --version vs /bin/true (the floor) and xargs --version
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
@@ -134,6 +135,12 @@ j1000() {
 	yes 1 | head -n "$J1000_N" | "$HERE/peak.py" -- "$FAN" -j1000 sleep 2>"$RESULTS/J1000.peak"
 	pair "J1000-wall" "$RUNS" "$(cat "$RESULTS/J1000.peak")" \
 		"yes 1 | head -n $J1000_N | $FAN -j1000 sleep" "yes 1 | head -n $J1000_N | xargs -P1000 -n1 sleep"
+	local c="$RESULTS/spawnall"
+	if gcc -O2 -o "$c" "$HERE/spawnall.c" 2>/dev/null; then
+		pair "J1000-floor" "$RUNS" "-" "yes 1 | head -n $J1000_N | $FAN -j1000 sleep" "$c $J1000_N $(command -v sleep) 1"
+	else
+		log "J1000-floor: no C compiler"
+	fi
 }
 
 w5() {
