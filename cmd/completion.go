@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // writeCompletion writes the completion script for shell, made by cobra's
@@ -19,6 +20,15 @@ func writeCompletion(c *cobra.Command, shell string, w io.Writer) error {
 		return c.GenFishCompletion(w, true)
 	}
 	return usageErrorf("--completion: %q is not a shell fan has completions for (try bash, zsh or fish)", shell)
+}
+
+// plainUsages drops the backquotes that name a flag's value in its usage
+// (`N`, `FILE`): --help shows them as a placeholder, but cobra hands the
+// usage to zsh and fish as a completion description, raw.
+func plainUsages(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		_, f.Usage = pflag.UnquoteUsage(f)
+	})
 }
 
 // registerCompletions tells the completion scripts the values of fan's

@@ -22,6 +22,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	var status int
 	c := NewCommand(stdin, stdout, stderr, &status)
 	c.SetArgs(args)
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		plainUsages(c) // a completion script is asking: see plainUsages
+	}
 	if err := c.Execute(); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
 		return exitStatus(outcome{err: err})
