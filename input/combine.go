@@ -1,9 +1,14 @@
 package input
 
-import "io"
+import (
+	"errors"
+	"io"
+)
 
 // tuples yields one record from each source per call: the rows of a
-// cartesian product or of a --link zip.
+// cartesian product or of a --link zip. When a drain stops a source
+// (ErrStopped) part way through a tuple, next returns the records it took
+// before the stop with the error, so that consumed input is not lost.
 type tuples interface {
 	next() ([]string, error)
 }
@@ -37,6 +42,14 @@ func (p *product) next() ([]string, error) {
 		for i, src := range p.others {
 			recs, err := readAll(src)
 			if err != nil {
+				var taken []string // consumed input, should a drain have stopped it
+				for _, r := range p.rest[:i] {
+					taken = append(taken, r...)
+				}
+				p.rest = nil
+				if errors.Is(err, ErrStopped) {
+					return append(taken, recs...), err
+				}
 				return nil, err
 			}
 			if len(recs) == 0 {
@@ -101,6 +114,8 @@ func (l *link) next() ([]string, error) {
 				l.seen[i] = append(l.seen[i], rec)
 				t[i] = rec
 				continue
+			case errors.Is(err, ErrStopped):
+				return t[:i], err
 			case err != io.EOF:
 				return nil, err
 			}

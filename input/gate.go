@@ -3,7 +3,10 @@ package input
 import (
 	"errors"
 	"io"
+	"os"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrStopped is what a closed Gate or List returns: the input was stopped
@@ -19,23 +22,84 @@ type Closer interface {
 // Gate is an io.Reader that reads no more once closed: bytes not yet read
 // stay in their pipe or file. A drain closes the gates of the input, so
 // that fan takes what it has already buffered and consumes nothing more.
-// Close is safe to call from any goroutine; a Read already blocked when
-// the gate closes is not interrupted.
+// Close is safe to call from any goroutine.
+//
+// Over a pipe, a terminal or a socket, a Read waits in poll(2) for data or
+// for Close before it reads, so that a Read already waiting when the gate
+// closes returns ErrStopped rather than taking bytes that arrive later.
+// Over any other reader, such a Read is not interrupted.
 type Gate struct {
 	r      io.Reader
 	closed atomic.Bool
+	fd     int // r's descriptor, when Read waits in poll; else -1
+	wake   int // an eventfd that Close makes readable; -1 without fd
 }
 
 // NewGate returns an open Gate over r.
-func NewGate(r io.Reader) *Gate { return &Gate{r: r} }
+func NewGate(r io.Reader) *Gate {
+	g := &Gate{r: r, fd: -1, wake: -1}
+	if f, ok := r.(*os.File); ok {
+		g.fd = mayBlock(f)
+	}
+	if g.fd >= 0 {
+		wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+		if err != nil {
+			g.fd = -1
+		} else {
+			g.wake = wake
+		}
+	}
+	return g
+}
+
+// mayBlock returns f's descriptor if a read from it may wait for data (it
+// is not a regular file), else -1. The descriptor's mode is left alone
+// (os.File.Fd would make it blocking).
+func mayBlock(f *os.File) int {
+	st, err := f.Stat()
+	if err != nil || st.Mode().IsRegular() {
+		return -1
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	if rc.Control(func(d uintptr) { fd = int(d) }) != nil {
+		return -1
+	}
+	return fd
+}
 
 // Read implements io.Reader.
 func (g *Gate) Read(p []byte) (int, error) {
+	if g.fd >= 0 && !g.closed.Load() {
+		g.await()
+	}
 	if g.closed.Load() {
 		return 0, ErrStopped
 	}
 	return g.r.Read(p)
 }
 
-// Close closes the gate: every later Read returns ErrStopped.
-func (g *Gate) Close() { g.closed.Store(true) }
+// await waits until the input can be read without waiting (data, its end,
+// or an error) or the gate is closed. An error of poll itself is left for
+// the read to meet.
+func (g *Gate) await() {
+	fds := []unix.PollFd{{Fd: int32(g.fd), Events: unix.POLLIN}, {Fd: int32(g.wake), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// Close closes the gate: every later Read returns ErrStopped, and a Read
+// waiting in poll wakes to return it.
+func (g *Gate) Close() {
+	g.closed.Store(true)
+	if g.wake >= 0 {
+		one := [8]byte{1}
+		unix.Write(g.wake, one[:])
+	}
+}

@@ -277,7 +277,9 @@ type recordLines struct {
 func (l recordLines) ReadLine() ([]string, int, error) {
 	t, err := l.r.ts.next()
 	if err != nil {
-		return nil, 0, err
+		// A drain may have stopped the input part way through a tuple:
+		// the packer keeps what was taken.
+		return l.r.appendColumns(nil, t), len(t), err
 	}
 	for len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
 		more, err := l.r.ts.next()
@@ -285,7 +287,7 @@ func (l recordLines) ReadLine() ([]string, int, error) {
 			break
 		}
 		if err != nil {
-			return nil, 0, err
+			return l.r.appendColumns(nil, t), 1, err
 		}
 		t = []string{t[0] + more[0]}
 	}

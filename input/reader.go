@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"errors"
 	"io"
 	"regexp"
 	"sync"
@@ -52,8 +53,9 @@ type Reader struct {
 	seq int64
 	// mu guards seq for a packing Reader, whose Run may number the items
 	// the Packer gives up (Abandon) while the reading goroutine is blocked.
-	mu  sync.Mutex
-	eof bool // the tuples have ended: a batch cut short by the end is the last
+	mu   sync.Mutex
+	eof  bool  // the tuples have ended: a batch cut short by the end is the last
+	stop error // a drain stopped the tuples, after the short item it cut
 }
 
 // Run reads every item and sends it on out, in order, until the input ends,
@@ -168,6 +170,9 @@ func (r *Reader) next() (Item, error) {
 	if r.ts == nil {
 		r.ts = r.tuples()
 	}
+	if r.stop != nil {
+		return Item{}, r.stop
+	}
 	per := max(r.MaxArgs, 1)
 	item := Item{}
 	for !r.eof && len(item.Records) < per*len(r.Sources) {
@@ -178,12 +183,21 @@ func (r *Reader) next() (Item, error) {
 			r.eof = true
 			break
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrStopped) {
 			return Item{}, err
 		}
 		item.Records = append(item.Records, t...)
 		if !r.NoArgs {
 			item.Args = r.appendColumns(item.Args, t)
+		}
+		if err != nil {
+			// A drain: what was taken goes out as a short item, to be
+			// counted as not started; the stop comes next.
+			if len(item.Records) == 0 {
+				return Item{}, err
+			}
+			r.stop = err
+			break
 		}
 	}
 	if len(item.Records) == 0 {

@@ -188,42 +188,79 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// TestReaderStopsLists: a drain stops a ::: list where it is, and every
-// record taken from it goes out as an item (to be counted as not
-// started), with or without packing: none is read and then dropped.
+// TestReaderStopsLists: a drain stops ::: lists where they are, and every
+// record taken from them goes out in an item (to be counted as not
+// started): with or without packing, in batches (-n), and with --link,
+// where the stop may cut a tuple or a batch short. None is read and then
+// dropped.
 func TestReaderStopsLists(t *testing.T) {
 	recs := strings.Fields(strings.Repeat("a b c d e f g h i j ", 100))
-	for _, pack := range []bool{false, true} {
+	for _, c := range []struct {
+		name    string
+		sources int
+		maxArgs int
+		pack    bool
+	}{
+		{"one item a job", 1, 0, false},
+		{"-n 3", 1, 3, false},
+		{"packed", 1, 0, true},
+		{"--link", 2, 0, false},
+		{"--link -n 3", 2, 3, false},
+	} {
 		for round := 0; round < 50; round++ {
-			l := NewList(recs)
-			r := &Reader{Sources: []Source{l}, Gates: []Closer{l}}
-			if pack {
+			var srcs []Source
+			var gates []Closer
+			var ls []*List
+			for range c.sources {
+				l := NewList(recs)
+				srcs, gates, ls = append(srcs, l), append(gates, l), append(ls, l)
+			}
+			r := &Reader{Sources: srcs, Gates: gates, Link: true, MaxArgs: c.maxArgs}
+			if c.pack {
 				r.Pack = &Packer{MaxArgs: 3, Spread: 2}
 			}
-			out := make(chan Item)
-			ctx, cancel := context.WithCancel(context.Background())
-			errc := make(chan error, 1)
-			go func() { errc <- r.Run(ctx, out) }()
-			var got []string
-			var seq int64
-			for item := range out {
-				if seq++; item.Seq != seq {
-					t.Fatalf("pack %v: item %d has Seq %d", pack, seq, item.Seq)
-				}
-				got = append(got, item.Args...)
-				if seq == 3 {
-					cancel()
+			got := stopAfter(t, r, 3)
+			var want []string // the records taken, as the tuples interleave them
+			for k := 0; k < len(recs); k++ {
+				for _, l := range ls {
+					if k < l.i {
+						want = append(want, recs[k])
+					}
 				}
 			}
-			if err := <-errc; !errors.Is(err, context.Canceled) {
-				t.Fatalf("pack %v: Run: %v, want context.Canceled", pack, err)
+			if len(want) == len(recs)*c.sources {
+				t.Fatalf("%s: the lists were read to their end after the drain", c.name)
 			}
-			if l.i == len(recs) {
-				t.Fatalf("pack %v: the list was read to its end after the drain", pack)
-			}
-			if !reflect.DeepEqual(got, recs[:l.i]) {
-				t.Fatalf("pack %v: %d records taken from the list, %d went out", pack, l.i, len(got))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: %d records taken from the lists, %d went out", c.name, len(want), len(got))
 			}
 		}
 	}
+}
+
+// stopAfter runs r, cancels it once n items have come out, and returns the
+// records of every item that came out, checking that they are numbered 1,
+// 2, 3 ... and that Run reports the cancellation.
+func stopAfter(t *testing.T, r *Reader, n int64) []string {
+	t.Helper()
+	out := make(chan Item)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- r.Run(ctx, out) }()
+	var got []string
+	var seq int64
+	for item := range out {
+		if seq++; item.Seq != seq {
+			t.Fatalf("item %d has Seq %d", seq, item.Seq)
+		}
+		got = append(got, item.Records...)
+		if seq == n {
+			cancel()
+		}
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	return got
 }

@@ -49,7 +49,8 @@ func (s skipBlank) Next() (string, error) {
 	}
 }
 
-// readAll drains a source into memory.
+// readAll drains a source into memory. On an error it returns the records
+// read before it, too.
 func readAll(src Source) ([]string, error) {
 	var recs []string
 	for {
@@ -58,7 +59,7 @@ func readAll(src Source) ([]string, error) {
 			return recs, nil
 		}
 		if err != nil {
-			return nil, err
+			return recs, err
 		}
 		recs = append(recs, rec)
 	}

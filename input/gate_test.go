@@ -1,0 +1,51 @@
+package input
+
+import (
+	"errors"
+	"io"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestGateWakesWaitingRead: a Read waiting on a pipe when the gate closes
+// returns ErrStopped, and the bytes written after that stay in the pipe.
+func TestGateWakesWaitingRead(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	g := NewGate(r)
+	if _, err := w.Write([]byte("before\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	if n, err := g.Read(buf); err != nil || string(buf[:n]) != "before\n" {
+		t.Fatalf("Read: %q, %v", buf[:n], err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Read(buf)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let the Read wait for data
+	g.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrStopped) {
+			t.Fatalf("waiting Read after Close: %v, want ErrStopped", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Read waiting on the pipe did not wake when the gate closed")
+	}
+	if _, err := w.Write([]byte("after\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	rest, err := io.ReadAll(r)
+	if err != nil || string(rest) != "after\n" {
+		t.Fatalf("left in the pipe: %q, %v; want \"after\\n\"", rest, err)
+	}
+}
