@@ -60,10 +60,11 @@ type Reader struct {
 
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
-// returns promptly when ctx ends even if a read is blocked (on a terminal or
-// a pipe): the blocked read is left behind in a goroutine of its own. Items
-// that were completely read when ctx ended, including those still in the
-// sources' buffers (see Gates), are still sent. The error is nil at the end
+// returns promptly when ctx ends even if a read is blocked: closing the
+// Gates wakes a read waiting on a pipe or terminal, and a read that cannot
+// be woken is left behind in a goroutine of its own. Items that were
+// completely read when ctx ended, including those still in the sources'
+// buffers and those a stop cut short, are still sent. The error is nil at the end
 // of input and ctx.Err() when ctx ended the reading.
 func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
