@@ -172,7 +172,7 @@ func (s *Sink) emit(r *runner.Result) {
 	l := s.live[r.Item.Seq]
 	delete(s.live, r.Item.Seq)
 	out, errf := r.Stdout, r.Stderr
-	if l != nil && !r.TimedOut {
+	if l != nil {
 		out, errf = l.out.f, l.err.f
 	}
 	if s.Results != nil && !r.NotStarted && !r.DryRun {
@@ -181,9 +181,7 @@ func (s *Sink) emit(r *runner.Result) {
 		}
 	}
 	if l != nil {
-		if !r.TimedOut {
-			s.flushLive(l, true)
-		}
+		s.flushLive(l, true) // a timed-out job keeps its output too
 		l.close()
 	} else {
 		tag := ""
