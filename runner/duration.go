@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -9,21 +10,31 @@ import (
 
 // ParseDuration reads a duration as fan's flags take it: seconds ("30",
 // "1.5"), GNU parallel's suffixed seconds ("2m", "1h", "1d"), or a Go
-// duration ("1.5s", "250ms", "1m30s").
+// duration ("1.5s", "250ms", "1m30s"). A number of seconds or days too
+// large for a Duration (about 292 years) is taken as the largest one.
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
 	if v, err := strconv.ParseFloat(t, 64); err == nil && v >= 0 {
-		return time.Duration(v * float64(time.Second)), nil
+		return inUnits(v, time.Second), nil
 	}
 	if n := len(t); n > 1 && t[n-1] == 'd' {
 		if v, err := strconv.ParseFloat(t[:n-1], 64); err == nil && v >= 0 {
-			return time.Duration(v * 24 * float64(time.Hour)), nil
+			return inUnits(v, 24*time.Hour), nil
 		}
 	}
 	if d, err := time.ParseDuration(t); err == nil && d >= 0 {
 		return d, nil
 	}
 	return 0, fmt.Errorf("%q is not a duration (try 30, 1.5, 1.5s, 250ms or 2m)", s)
+}
+
+// inUnits is v times unit, or the largest Duration when that is larger
+// (a conversion out of range would wrap to a negative one: no limit).
+func inUnits(v float64, unit time.Duration) time.Duration {
+	if d := v * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }
 
 // Timeout is --timeout: a fixed duration, or a percentage of the median

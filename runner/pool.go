@@ -154,13 +154,14 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			// Nothing runs, so nothing finishes out of order: rendering
 			// here, in turn, prints the commands in input order as GNU
 			// parallel does, with or without -k.
-			p.attempts(jobCtx, &item, results)
+			p.attempts(jobCtx, &item, time.Time{}, results)
 			continue
 		}
+		at := p.pace.reserve() // here, in input order (--delay)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.attempts(jobCtx, &item, results)
+			p.attempts(jobCtx, &item, at, results)
 		}()
 	}
 }
@@ -223,11 +224,15 @@ func (p *Pool) Release(r *Result) {
 // attempts runs a job, and again while it fails and retries are left, and
 // sends its Result. Its slot is given back between attempts, so a job
 // waiting to retry does not keep other items from running. The output of
-// failed attempts is dropped: only the last attempt's is kept.
-func (p *Pool) attempts(ctx context.Context, item *input.Item, results chan<- Result) {
+// failed attempts is dropped: only the last attempt's is kept. The first
+// attempt starts at start (see pacer); a retry reserves a start of its own.
+func (p *Pool) attempts(ctx context.Context, item *input.Item, start time.Time, results chan<- Result) {
 	for attempt := 1; ; attempt++ {
 		slot := p.slots.take()
-		r := p.run(ctx, item, slot)
+		if attempt > 1 {
+			start = p.pace.reserve()
+		}
+		r := p.run(ctx, item, slot, start)
 		r.Attempts = attempt
 		if r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries || p.intake.Err() != nil {
 			p.checkHalt(&r) // before the slot is free, so that no new job slips in
@@ -275,8 +280,8 @@ func (p *Pool) discard(r *Result) {
 	r.Stdout, r.Stderr = nil, nil
 }
 
-// run runs one job to its end.
-func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
+// run runs one job to its end, starting it no earlier than start.
+func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.Time) Result {
 	r := Result{Item: *item, Slot: slot, Command: p.Template.Render(item, slot), held: p.window != nil}
 	if p.DryRun {
 		r.DryRun = true
@@ -305,7 +310,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int) Result {
 	if p.SlotVar != "" {
 		env = append(env, p.SlotVar+"="+strconv.Itoa(slot-1))
 	}
-	if !p.pace.wait(p.intake) {
+	if !sleep(p.intake, time.Until(start)) {
 		r.Status, r.NotStarted = -1, true
 		p.discard(&r)
 		return r

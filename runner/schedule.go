@@ -42,27 +42,30 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// pacer keeps at least gap between job starts (--delay).
+// pacer keeps at least gap between job starts (--delay), in the order the
+// starts were reserved: the pool reserves a job's start when it takes the
+// item, so jobs start in input order, as in GNU parallel.
 type pacer struct {
 	gap  time.Duration
 	mu   sync.Mutex
 	next time.Time
 }
 
-// wait blocks until this job may start; false when ctx ended first.
-func (p *pacer) wait(ctx context.Context) bool {
+// reserve returns when the next job may start, and keeps that time for
+// it: the next reservation is at least gap later. Without a gap it is the
+// zero time: at once.
+func (p *pacer) reserve() time.Time {
 	if p.gap <= 0 {
-		return true
+		return time.Time{}
 	}
 	p.mu.Lock()
-	now := time.Now()
+	defer p.mu.Unlock()
 	at := p.next
-	if at.Before(now) {
+	if now := time.Now(); at.Before(now) {
 		at = now
 	}
 	p.next = at.Add(p.gap)
-	p.mu.Unlock()
-	return sleep(ctx, time.Until(at))
+	return at
 }
 
 // medianWindow is how many of the latest successful runtimes the median
