@@ -235,30 +235,38 @@ func (p *Pool) attempts(ctx context.Context, item *input.Item, start time.Time, 
 		r := p.run(ctx, item, slot, start)
 		r.Attempts = attempt
 		if r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries || p.intake.Err() != nil {
-			p.checkHalt(&r) // before the slot is free, so that no new job slips in
-			if p.Finished != nil {
-				p.Finished(&r)
-			}
-			// Hand the result over before the slot is free, so that results
-			// arrive in the order the jobs ended (with -j1, input order).
-			results <- r
+			// Before the slot is free, so that no new job slips in past a
+			// halt, and results arrive in the order the jobs ended (with
+			// -j1, input order).
+			p.finish(&r, results)
 			p.slots.put(slot)
 			return
 		}
 		p.slots.put(slot)
 		// A retry is a new start: a drain or a halt cancels it.
 		if !sleep(p.intake, backoff(p.RetryDelay, attempt)) || !p.slots.wait(p.intake) {
-			results <- r
+			p.finish(&r, results)
 			return
 		}
 		p.discard(&r)
 	}
 }
 
+// finish hands over a job's final result, once --halt has counted it and
+// Finished has seen it.
+func (p *Pool) finish(r *Result, results chan<- Result) {
+	p.checkHalt(r)
+	if p.Finished != nil {
+		p.Finished(r)
+	}
+	results <- *r
+}
+
 // checkHalt counts a job's end for --halt and halts the run when that met
-// the condition. A dry run has nothing to count.
+// the condition. A dry run, or a job a drain or halt kept from starting,
+// has nothing to count.
 func (p *Pool) checkHalt(r *Result) {
-	if r.DryRun || p.OnHalt == nil {
+	if r.DryRun || r.NotStarted || p.OnHalt == nil {
 		return
 	}
 	total := p.Total
