@@ -22,8 +22,12 @@ func copyRange(dst, src *os.File, off, end int64) error {
 		var n int
 		var serr error
 		err := rc.Write(func(fd uintptr) bool {
-			n, serr = unix.Sendfile(int(fd), in, &off, int(min(end-off, 1<<30)))
-			return serr != unix.EAGAIN
+			for {
+				n, serr = unix.Sendfile(int(fd), in, &off, int(min(end-off, 1<<30)))
+				if serr != unix.EINTR {
+					return serr != unix.EAGAIN
+				}
+			}
 		})
 		if err == nil {
 			err = serr

@@ -54,6 +54,7 @@ func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
 		"a": "a", "a/b": `a\_b`, `a\b`: `a\\b`, `\_`: `\\_`,
 		"": `\`, ".": `\.`, "..": `\..`, `\.`: `\\.`, "...": "...",
+		strings.Repeat("a", 300): strings.Repeat("a", 255), strings.Repeat("/", 200): strings.Repeat(`\_`, 127) + `\`,
 	} {
 		if got := escape(in); got != want {
 			t.Errorf("escape(%q) = %q, want %q", in, got, want)

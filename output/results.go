@@ -28,7 +28,7 @@ type Results struct {
 	Sources int
 }
 
-// Dir is the directory of one job's files.
+// jobDir is the directory of one job's files.
 func (rs *Results) jobDir(r *runner.Result) string {
 	n := max(rs.Sources, 1)
 	elems := []string{rs.Dir}
@@ -38,20 +38,25 @@ func (rs *Results) jobDir(r *runner.Result) string {
 	return filepath.Join(elems...)
 }
 
+// nameMax is the longest a file name may be (NAME_MAX, in bytes, on
+// Linux's file systems).
+const nameMax = 255
+
 // escape turns a record into one file name: '\' becomes `\\` and '/'
 // becomes `\_`, as GNU parallel does. Unlike GNU parallel, the names that a
 // file name cannot be ("", "." and "..") get a leading `\` too (`\`, `\.`,
 // `\..`), which no other record escapes to, so that no two jobs share a
-// directory.
+// directory. A name longer than a file name may be is cut to nameMax
+// bytes, as GNU parallel cuts it.
 func escape(rec string) string {
 	switch rec {
 	case "", ".", "..":
 		return `\` + rec
 	}
-	if !strings.ContainsAny(rec, `\/`) {
-		return rec
+	if strings.ContainsAny(rec, `\/`) {
+		rec = strings.NewReplacer(`\`, `\\`, `/`, `\_`).Replace(rec)
 	}
-	return strings.NewReplacer(`\`, `\\`, `/`, `\_`).Replace(rec)
+	return rec[:min(len(rec), nameMax)]
 }
 
 // Save writes the files of one job that ran; out and errf are its

@@ -63,9 +63,11 @@ type Sink struct {
 	Joblog *Joblog
 	// Failures, when set, gets every item that did not succeed.
 	Failures *Failures
-	// OnError is called once, from the sink's goroutine, when writing to
-	// stdout or stderr fails. The sink goes on taking results but writes no
-	// more.
+	// OnError is called once, from the sink's goroutine, at fan's own
+	// first failure: writing to stdout or stderr, or to the joblog, the
+	// failures file or --results fails. The sink goes on taking results:
+	// it counts them and books them in the joblog and the failures file,
+	// but writes no more output or messages.
 	OnError func(error)
 	// Meter, when set, is a progress display sharing the terminal (see
 	// Meter); Color paints fan's own messages.
