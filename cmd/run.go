@@ -45,7 +45,7 @@ func newStops() *stops {
 	return s
 }
 
-func (s *stops) release() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
+func (s *stops) cancelAll() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
 
 // maxQueue bounds the channels between the stages whatever -j is.
 const maxQueue = 4096
@@ -78,7 +78,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 
 	st := newStops()
-	defer st.release()
+	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
 	pool := newPool(o, c, env, books, st, &halted)
 	if c.halt.Percent {

@@ -109,7 +109,7 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 				}
 			default:
 			}
-			held = append(held, r.abandon()...)
+			held = append(held, r.takeFromPacker()...)
 			return ctx.Err()
 		}
 		for _, g := range r.Gates {
@@ -121,13 +121,13 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			select {
 			case n := <-read:
 				if n.err != nil {
-					held = append(held, r.abandon()...)
+					held = append(held, r.takeFromPacker()...)
 					return ctx.Err()
 				}
 				held = append(held, n.item)
 				wait.Reset(stopWait)
 			case <-wait.C:
-				held = append(held, r.abandon()...)
+				held = append(held, r.takeFromPacker()...)
 				return ctx.Err()
 			}
 		}
@@ -280,9 +280,9 @@ func (r *Reader) packedItem(args []string) Item {
 	return Item{Seq: r.seq, Args: args, Records: recs}
 }
 
-// abandon takes, for a drain, what a Packer holds: input that was read
+// takeFromPacker takes, for a drain, what a Packer holds: input that was read
 // but not yet packed into an item that went out.
-func (r *Reader) abandon() []Item {
+func (r *Reader) takeFromPacker() []Item {
 	if r.Pack == nil {
 		return nil
 	}

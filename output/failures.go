@@ -18,8 +18,9 @@ const stderrTailLines = 10
 // Failures is the dead-letter sink (--failures FILE): the input records of
 // every item that failed for good, timed out, could not start or was never
 // started, each followed by the input's own delimiter, so that
-// `fan -a FILE` (with the same -0/-d, --colsep and -n) re-runs exactly those
-// jobs. Beside it, FILE.jsonl holds one JSON object per failed job for
+// `fan -a FILE` re-runs exactly those jobs (with the same -0/-d and
+// --colsep, and -n set to the records of a job: -n times the number of
+// input sources). Beside it, FILE.jsonl holds one JSON object per failed job for
 // tools.
 type Failures struct {
 	delim  []byte

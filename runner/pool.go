@@ -113,7 +113,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 	if !p.DryRun {
 		devnull, err := os.Open(os.DevNull)
 		if err != nil {
-			p.abandon(items, results) // every item still yields its result
+			p.notStartedRest(items, results) // every item still yields its result
 			return err
 		}
 		p.devnull = devnull
@@ -137,7 +137,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			}
 			item = it
 		case <-intake.Done():
-			p.abandon(items, results)
+			p.notStartedRest(items, results)
 			return nil
 		}
 		if p.Skip != nil && p.Skip(item.Seq) {
@@ -146,7 +146,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 		}
 		if !p.acquire(intake) {
 			results <- notStarted(item)
-			p.abandon(items, results)
+			p.notStartedRest(items, results)
 			return nil
 		}
 		p.taken.Add(1)
@@ -177,9 +177,9 @@ func (p *Pool) kill() context.Context {
 	return p.Kill
 }
 
-// abandon reports every item still coming from the input as not started.
+// notStartedRest reports every item still coming from the input as not started.
 // The input stage closes items promptly once intake has ended.
-func (p *Pool) abandon(items <-chan input.Item, results chan<- Result) {
+func (p *Pool) notStartedRest(items <-chan input.Item, results chan<- Result) {
 	for item := range items {
 		results <- notStarted(item)
 	}
@@ -204,7 +204,7 @@ func (p *Pool) acquire(ctx context.Context) bool {
 		if ctx.Err() == nil {
 			return true
 		}
-		p.slots.release()
+		p.slots.unwait()
 	}
 	if p.window != nil {
 		<-p.window
@@ -461,11 +461,11 @@ func (s *slots) put(slot int) {
 	s.mu.Lock()
 	s.free[slot-1] = true
 	s.mu.Unlock()
-	s.release()
+	s.unwait()
 }
 
-// release undoes a wait.
-func (s *slots) release() {
+// unwait undoes a wait.
+func (s *slots) unwait() {
 	if s.sem != nil {
 		<-s.sem
 	}
