@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -117,6 +119,7 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 			p.fired(s.poll())
 		case r, ok := <-results:
 			if !ok {
+				s.emitStragglers()
 				return s.stats, s.err
 			}
 			s.accept(&r)
@@ -142,6 +145,18 @@ func (s *Sink) accept(r *runner.Result) {
 	}
 	if l := s.live[s.next]; l != nil {
 		s.flushLive(l, false) // the new oldest job catches up at once
+	}
+}
+
+// emitStragglers writes, in input order, the results -k still holds when
+// the results end. In a run where every item yields its result none is
+// left; should one ever be missing, the results after it are still
+// written, counted and booked rather than dropped.
+func (s *Sink) emitStragglers() {
+	seqs := slices.Sorted(maps.Keys(s.pending))
+	for _, seq := range seqs {
+		s.emit(s.pending[seq])
+		delete(s.pending, seq)
 	}
 }
 

@@ -2,6 +2,7 @@ package output
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,33 @@ func TestLineBufferUnorderedTagged(t *testing.T) {
 	lr.close()
 	if got := lr.written(); got != "tt\tx\nt\tab\nt\tc\n" {
 		t.Fatalf("stdout is %q", got)
+	}
+}
+
+// TestKeepOrderStragglers: under -k, results still waiting for an earlier
+// one when the results end are written in order and counted, not dropped.
+func TestKeepOrderStragglers(t *testing.T) {
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sink{Stdout: out, Stderr: out, KeepOrder: true, Spool: NewSpool(t.TempDir(), 0)}
+	results := make(chan runner.Result, 3)
+	for _, seq := range []int64{3, 2, 5} { // 1 and 4 never come
+		r := runner.Result{Item: input.Item{Seq: seq}, DryRun: true,
+			Command: runner.Command{Args: []string{"echo", strconv.FormatInt(seq, 10)}}}
+		results <- r
+	}
+	close(results)
+	stats, err := s.Run(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out.Name())
+	if got := string(b); got != "echo 2\necho 3\necho 5\n" {
+		t.Errorf("written %q, want the three in order", got)
+	}
+	if got := stats.OK + stats.Failed + stats.NotStarted; got != 3 {
+		t.Errorf("counted %d results, want 3 (%+v)", got, stats)
 	}
 }
