@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"fan/output"
@@ -19,11 +20,13 @@ type books struct {
 
 // openBooks reads the joblog of an earlier run when resuming and creates
 // the joblog and failures files, all before any job starts, so that an
-// unusable path is reported before anything runs.
-func openBooks(o *Options, c *config) (*books, error) {
+// unusable path is reported before anything runs. A path that is one of
+// the run's inputs (a file, or stdin redirected from it) is refused: it
+// would be emptied before it is read.
+func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 	for _, out := range []struct{ flag, path string }{{"--failures", o.Failures}, {"--joblog", o.Joblog}} {
-		if in := inputFileAt(out.path, c.sources); in != "" {
-			return nil, usageErrorf("%s %q is also an input file (%q): it would be emptied before it is read (write the new one to another name)", out.flag, out.path, in)
+		if in := inputFileAt(out.path, c.sources, stdin); in != "" {
+			return nil, usageErrorf("%s %q is also %s: it would be emptied before it is read (write the new one to another name)", out.flag, out.path, in)
 		}
 	}
 	b := &books{failed: o.ResumeFailed}
@@ -73,9 +76,9 @@ func (b *books) close() error {
 	return errors.Join(errs...)
 }
 
-// inputFileAt returns the input file given as source that is the file at
-// path, or "".
-func inputFileAt(path string, sources []sourceSpec) string {
+// inputFileAt says which input source is the file at path (an input file,
+// or stdin redirected from it), or returns "".
+func inputFileAt(path string, sources []sourceSpec, stdin io.Reader) string {
 	if path == "" {
 		return ""
 	}
@@ -84,11 +87,19 @@ func inputFileAt(path string, sources []sourceSpec) string {
 		return ""
 	}
 	for _, s := range sources {
-		if s.file == "" || s.file == "-" {
+		if s.stdin || s.file == "-" {
+			if f, ok := stdin.(*os.File); ok {
+				if in, err := f.Stat(); err == nil && os.SameFile(in, out) {
+					return "what stdin reads"
+				}
+			}
+			continue
+		}
+		if s.file == "" {
 			continue
 		}
 		if in, err := os.Stat(s.file); err == nil && os.SameFile(in, out) {
-			return s.file
+			return fmt.Sprintf("an input file (%q)", s.file)
 		}
 	}
 	return ""

@@ -72,7 +72,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if o.ShowLimits {
 		lim.show(stderr) // before the sink owns stderr
 	}
-	books, err := openBooks(o, c)
+	books, err := openBooks(o, c, stdin)
 	if err != nil {
 		return failed(err)
 	}
