@@ -89,6 +89,10 @@ var diffCases = []diffCase{
 	{name: "replace-I", args: []string{"-k", "-I", "XX", "echo", "pre-XX-post", "{}", ":::", "a", "b"}},
 	{name: "replace-I-brace", args: []string{"-k", "-I", "{x}", "echo", "{x}/{.}", ":::", "a.c"}},
 	{name: "append", args: []string{"-k", "printf", "[%s]\\\\n", ":::", "a", "b c"}},
+	// Tags: an empty tag still ends with its tab.
+	{name: "tag", args: []string{"-k", "--tag", "echo", "x", ":::", "", "a", "b c"}},
+	{name: "tagstring-empty-column", args: []string{"-k", "--colsep", ":", "--tagstring", "{2}", "echo", "{1}"}, stdin: "d::f\na:b:c\n"},
+	{name: "tag-lb", args: []string{"-k", "--lb", "--tag", "echo", "x", ":::", "", "a"}},
 	// Commands.
 	{name: "no-command", args: []string{"-k"}, stdin: "echo a\necho b | tr a-z A-Z\n"},
 	{name: "pipeline-words", args: []string{"-k", "echo", "{}", "|", "tr", "a-z", "A-Z", ":::", "ab", "cd"}},

@@ -28,7 +28,7 @@ type stream struct {
 // liveJob is a running job whose output is written as it comes.
 type liveJob struct {
 	seq      int64
-	tag      string
+	prefix   string // the tag and its tab, or "" without --tag
 	out, err stream
 }
 
@@ -46,7 +46,7 @@ func (s *Sink) StartHook() func(*runner.Result) {
 	return func(r *runner.Result) {
 		l := &liveJob{seq: r.Item.Seq}
 		if s.Tag != nil {
-			l.tag = s.Tag(r)
+			l.prefix = s.Tag(r) + "\t"
 		}
 		var err error
 		if l.out.f, err = dup(r.Stdout); err != nil {
@@ -105,8 +105,8 @@ func (s *Sink) poll() bool {
 // flushLive writes a live job's new complete lines, stdout then stderr;
 // final writes everything that is left.
 func (s *Sink) flushLive(l *liveJob, final bool) bool {
-	a := s.flush(s.Stdout, &l.out, l.tag, final)
-	b := s.flush(s.Stderr, &l.err, l.tag, final)
+	a := s.flush(s.Stdout, &l.out, l.prefix, final)
+	b := s.flush(s.Stderr, &l.err, l.prefix, final)
 	return a || b
 }
 

@@ -201,12 +201,12 @@ func (s *Sink) emit(r *runner.Result) {
 		s.flushLive(l, true) // a timed-out job keeps its output too
 		l.close()
 	} else {
-		tag := ""
+		prefix := ""
 		if s.Tag != nil && (out != nil || errf != nil) {
-			tag = s.Tag(r)
+			prefix = s.Tag(r) + "\t"
 		}
-		s.flush(s.Stdout, &stream{f: out}, tag, true)
-		s.flush(s.Stderr, &stream{f: errf}, tag, true)
+		s.flush(s.Stdout, &stream{f: out}, prefix, true)
+		s.flush(s.Stderr, &stream{f: errf}, prefix, true)
 	}
 	for _, f := range []*os.File{r.Stdout, r.Stderr} {
 		if f != nil {
@@ -232,10 +232,11 @@ func (s *Sink) emit(r *runner.Result) {
 }
 
 // flush writes the part of st that is ready to dst: with final, all that
-// is left; otherwise the complete lines. With LineBuffer or a tag, lines
-// never mix, so an unterminated last line is ended with a newline; without
-// them the bytes pass through untouched. It reports whether it wrote.
-func (s *Sink) flush(dst *os.File, st *stream, tag string, final bool) bool {
+// is left; otherwise the complete lines, each after prefix (the tag and its
+// tab; "" without --tag). With LineBuffer or a tag, lines never mix, so an
+// unterminated last line is ended with a newline; without them the bytes
+// pass through untouched. It reports whether it wrote.
+func (s *Sink) flush(dst *os.File, st *stream, prefix string, final bool) bool {
 	if st.f == nil || s.err != nil {
 		return false
 	}
@@ -258,7 +259,7 @@ func (s *Sink) flush(dst *os.File, st *stream, tag string, final bool) bool {
 	s.write(dst, func(w io.Writer) error {
 		var last byte
 		var err error
-		if tag == "" {
+		if prefix == "" {
 			err = copyRange(dst, st.f, st.off, end)
 			if err == nil && lines {
 				_, err = st.f.ReadAt(s.buf[:1], end-1)
@@ -266,7 +267,7 @@ func (s *Sink) flush(dst *os.File, st *stream, tag string, final bool) bool {
 			}
 		} else {
 			bw := s.buffered(w)
-			last, err = writeTagged(bw, st.f, st.off, end, tag+"\t", s.buf)
+			last, err = writeTagged(bw, st.f, st.off, end, prefix, s.buf)
 			err = errors.Join(err, bw.Flush())
 		}
 		if err == nil && lines && last != '\n' {
