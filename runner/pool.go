@@ -154,14 +154,16 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			// Nothing runs, so nothing finishes out of order: rendering
 			// here, in turn, prints the commands in input order as GNU
 			// parallel does, with or without -k.
-			p.attempts(jobCtx, &item, time.Time{}, results)
+			p.attempts(jobCtx, &item, p.slots.take(), time.Time{}, results)
 			continue
 		}
-		at := p.pace.reserve() // here, in input order (--delay)
+		// The slot and the start are taken here, in input order: the
+		// first job gets slot 1 ({%}), and --delay starts jobs in turn.
+		slot, at := p.slots.take(), p.pace.reserve()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.attempts(jobCtx, &item, at, results)
+			p.attempts(jobCtx, &item, slot, at, results)
 		}()
 	}
 }
@@ -225,12 +227,12 @@ func (p *Pool) Release(r *Result) {
 // sends its Result. Its slot is given back between attempts, so a job
 // waiting to retry does not keep other items from running. The output of
 // failed attempts is dropped: only the last attempt's is kept. The first
-// attempt starts at start (see pacer); a retry reserves a start of its own.
-func (p *Pool) attempts(ctx context.Context, item *input.Item, start time.Time, results chan<- Result) {
+// attempt runs in slot, starting at start (see pacer); a retry takes a
+// slot and a start of its own.
+func (p *Pool) attempts(ctx context.Context, item *input.Item, slot int, start time.Time, results chan<- Result) {
 	for attempt := 1; ; attempt++ {
-		slot := p.slots.take()
 		if attempt > 1 {
-			start = p.pace.reserve()
+			slot, start = p.slots.take(), p.pace.reserve()
 		}
 		r := p.run(ctx, item, slot, start)
 		r.Attempts = attempt
