@@ -335,9 +335,14 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		sh := Command{Path: p.Template.shell, Args: []string{p.Template.shell, "-c", r.Command.String()}}
 		pr, err = spawn(&sh, env, stdio)
 	}
-	if errors.Is(err, syscall.EINVAL) && holdsNUL(r.Command.Args) {
+	switch {
+	case errors.Is(err, syscall.EINVAL) && holdsNUL(r.Command.Args):
 		err = &StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 127,
 			Reason: "an argument holds a NUL byte, which no command line can carry (split items at NUL with -0)"}
+	case errors.Is(err, syscall.E2BIG):
+		// 126, as a shell gives for "argument list too long".
+		err = &StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 126,
+			Reason: "its command line is longer than the system allows (give it fewer or shorter items; -X and -m pack only what fits)"}
 	}
 	if err != nil {
 		var se *StartError
