@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"fan/output"
 )
@@ -27,6 +28,11 @@ func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 	for _, out := range []struct{ flag, path string }{{"--failures", o.Failures}, {"--joblog", o.Joblog}} {
 		if in := inputFileAt(out.path, c.sources, stdin); in != "" {
 			return nil, usageErrorf("%s %q is also %s: it would be emptied before it is read (write the new one to another name)", out.flag, out.path, in)
+		}
+	}
+	if o.Failures != "" {
+		if item := listItemHolding(c.sources, c.delim); item != "" {
+			return nil, usageErrorf("--failures: the item %q given with ::: holds the input delimiter %q, so the failures file could not keep it apart (use -0: no argument can hold a NUL)", item, c.delim)
 		}
 	}
 	b := &books{failed: o.ResumeFailed}
@@ -74,6 +80,18 @@ func (b *books) close() error {
 		errs = append(errs, b.failures.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// listItemHolding returns the first ::: item that holds delim, or "".
+func listItemHolding(sources []sourceSpec, delim []byte) string {
+	for _, s := range sources {
+		for _, item := range s.list {
+			if strings.Contains(item, string(delim)) {
+				return item
+			}
+		}
+	}
+	return ""
 }
 
 // inputFileAt says which input source is the file at path (an input file,
