@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -34,8 +35,8 @@ func parseJobCount(s string, ncpu int) (int, error) {
 		}
 		return max(1, int(min(float64(ncpu)*p/100, maxJobs))), nil
 	case strings.HasPrefix(s, "+"), strings.HasPrefix(s, "-"):
-		n, err := strconv.Atoi(s[1:])
-		if err != nil || n < 0 {
+		n, err := count(s[1:])
+		if err != nil {
 			return bad()
 		}
 		n = min(n, maxJobs) // no overflow below
@@ -44,9 +45,22 @@ func parseJobCount(s string, ncpu int) (int, error) {
 		}
 		return max(1, ncpu+n), nil
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
+	n, err := count(s)
+	if err != nil {
 		return bad()
+	}
+	return n, nil
+}
+
+// count reads a count of jobs: digits only; one too large for an int is
+// taken as maxJobs, which caps it anyway.
+func count(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && n > 0 {
+		return maxJobs, nil
+	}
+	if err != nil || n < 0 || strings.HasPrefix(s, "+") {
+		return 0, strconv.ErrSyntax
 	}
 	return n, nil
 }

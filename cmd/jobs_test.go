@@ -30,6 +30,9 @@ func TestParseJobs(t *testing.T) {
 		// beyond what could run at once: capped, not overflowed
 		{"9223372036854775807", 4, maxJobs},
 		{"+9223372036854775807", 4, maxJobs},
+		{"99999999999999999999", 4, maxJobs}, // beyond an int too
+		{"+99999999999999999999", 4, maxJobs},
+		{"-99999999999999999999", 4, 1},
 		{"1e300%", 4, maxJobs},
 	} {
 		got, err := parseJobs(c.s, c.ncpu)
@@ -37,7 +40,7 @@ func TestParseJobs(t *testing.T) {
 			t.Errorf("parseJobs(%q, %d) = %d, %v; want %d", c.s, c.ncpu, got, err, c.want)
 		}
 	}
-	for _, s := range []string{"abc", "1.5", "%", "0%", "-5%", "x%", "+", "-", "+x", "--1", " 2", "2 ", "1e3", "0x10"} {
+	for _, s := range []string{"abc", "1.5", "%", "0%", "-5%", "x%", "+", "-", "+x", "--1", " 2", "2 ", "1e3", "0x10", "++1", "+-1", "-+1"} {
 		_, err := parseJobs(s, 4)
 		var ue *usageError
 		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--jobs: ") || !strings.Contains(err.Error(), "(try -j 4") {

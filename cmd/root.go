@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Version is fan's version, printed by --version.
@@ -30,6 +32,18 @@ func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 		return exitStatus(outcome{err: err})
 	}
 	return status
+}
+
+// flagErrorText is the message for a flag the parser refused: for a
+// number that is not one, the flag and the value, without the parser's
+// internals ("strconv.ParseInt: parsing ...").
+func flagErrorText(err error) string {
+	var bad *pflag.InvalidValueError
+	var num *strconv.NumError
+	if errors.As(err, &bad) && errors.As(err, &num) {
+		return fmt.Sprintf("--%s: %q is not a whole number", bad.GetFlag().Name, bad.GetValue())
+	}
+	return err.Error()
 }
 
 // NewCommand builds fan's cobra command. Running it stores fan's exit status
@@ -83,7 +97,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	c.SetOut(stdout)
 	c.SetErr(stderr)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &usageError{msg: fmt.Sprintf("%v (see fan --help)", err), xargs: o.Xargs}
+		return &usageError{msg: flagErrorText(err) + " (see fan --help)", xargs: o.Xargs}
 	})
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command is the command's

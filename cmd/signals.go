@@ -70,7 +70,11 @@ func (d *drain) advance(timedOut bool) {
 	n := d.running()
 	switch stage {
 	case draining:
-		d.notify(fmt.Sprintf("fan: interrupted: starting no new jobs, waiting for %s (Ctrl-C again to stop them)", jobs(n)))
+		if n == 0 {
+			d.notify("fan: interrupted: starting no new jobs")
+		} else {
+			d.notify(fmt.Sprintf("fan: interrupted: starting no new jobs, waiting for %s (Ctrl-C again to stop them)", jobs(n)))
+		}
 		d.stopIntake()
 	case terminating:
 		why := "stopping"

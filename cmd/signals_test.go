@@ -132,3 +132,14 @@ func TestDrainMessages(t *testing.T) {
 		t.Errorf("messages:\n%q\nwant\n%q", said, want)
 	}
 }
+
+// TestDrainMessageIdle: with no job running, the first signal does not
+// speak of waiting for one.
+func TestDrainMessageIdle(t *testing.T) {
+	r := newDrainRecorder(0)
+	r.d.running = func() int { return 0 }
+	r.d.advance(false)
+	if got := r.actions[0]; got != "say fan: interrupted: starting no new jobs" {
+		t.Errorf("said %q", got)
+	}
+}
