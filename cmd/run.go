@@ -235,6 +235,12 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		pool.Announce, sink.Announce = announce, announce
 	}
 	if o.Results != "" {
+		// Made now, so that a path fan cannot use fails before any job
+		// runs, as GNU parallel's does.
+		if err := os.MkdirAll(o.Results, 0o755); err != nil {
+			closeSpool()
+			return nil, nil, usageErrorf("--results: cannot make directory %q: %v (give a directory fan can write in)", o.Results, unwrapPath(err))
+		}
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources)}
 	}
 	if o.LineBuffer {
