@@ -54,7 +54,7 @@ func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 		per := max(o.MaxArgs, 1) * len(c.sources)
 		f, err := output.CreateFailures(o.Failures, c.delim, per)
 		if err != nil {
-			b.close()
+			b.close(false)
 			return nil, usageErrorf("--failures: cannot write %q: %v (check the path)", o.Failures, unwrapPath(err))
 		}
 		b.failures = f
@@ -71,13 +71,16 @@ func (b *books) skip(seq int64) bool {
 	return !b.failed || exit == 0
 }
 
-func (b *books) close() error {
+// close closes the books. keep says that the run got under way: a book
+// nothing was written to is then emptied (this run's record is empty);
+// otherwise it is left as it was before, or removed if fan made it.
+func (b *books) close(keep bool) error {
 	var errs []error
 	if b.joblog != nil {
-		errs = append(errs, b.joblog.Close())
+		errs = append(errs, b.joblog.Close(keep))
 	}
 	if b.failures != nil {
-		errs = append(errs, b.failures.Close())
+		errs = append(errs, b.failures.Close(keep))
 	}
 	return errors.Join(errs...)
 }

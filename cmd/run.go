@@ -93,7 +93,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	sink, closeSink, err := newSink(o, c, pool, books, st, stdout, stderr)
 	if err != nil {
-		books.close()
+		books.close(false)
 		return failed(err)
 	}
 	defer closeSink()
@@ -127,7 +127,10 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = &inputError{readError(rerr, reader.Pack)}
 	}
-	if cerr := books.close(); err == nil && cerr != nil {
+	// A run that stopped on bad input before any item was read leaves the
+	// books as they were.
+	ranAtAll := err == nil || stats.Read()+stats.Skipped > 0
+	if cerr := books.close(ranAtAll); err == nil && cerr != nil {
 		err = cerr
 	}
 	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}

@@ -25,7 +25,7 @@ const stderrTailLines = 10
 type Failures struct {
 	delim  []byte
 	perJob int // records in a full job; a shorter (last) job is written last
-	f, js  *os.File
+	f, js  *bookFile
 	w, jw  *bufio.Writer
 	held   [][]string
 }
@@ -45,17 +45,17 @@ type failureRecord struct {
 	Stderr     []string `json:"stderr_tail,omitempty"`
 }
 
-// CreateFailures creates (or empties) path and path.jsonl. perJob is the
+// CreateFailures opens path and path.jsonl for a run's failures, to be
+// replaced when the run begins to write them (see bookFile). perJob is the
 // number of records a full job takes.
 func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
-	f, err := os.Create(path)
+	f, err := openBook(path, false)
 	if err != nil {
 		return nil, err
 	}
-	js, err := os.Create(path + ".jsonl")
+	js, err := openBook(path+".jsonl", false)
 	if err != nil {
-		f.Close()
-		os.Remove(path)
+		f.Close(false)
 		return nil, err
 	}
 	return &Failures{delim: delim, perJob: perJob, f: f, js: js,
@@ -95,12 +95,13 @@ func (fl *Failures) writeRecords(recs []string) {
 	}
 }
 
-// Close writes a held-back short job and closes both files.
-func (fl *Failures) Close() error {
+// Close writes a held-back short job and closes both files; keep is as
+// for bookFile.Close.
+func (fl *Failures) Close(keep bool) error {
 	for _, recs := range fl.held {
 		fl.writeRecords(recs)
 	}
-	return errors.Join(fl.w.Flush(), fl.jw.Flush(), fl.f.Close(), fl.js.Close())
+	return errors.Join(fl.w.Flush(), fl.jw.Flush(), fl.f.Close(keep), fl.js.Close(keep))
 }
 
 // tail returns the last n lines of a captured output file, leaving its

@@ -17,28 +17,19 @@ const joblogHeader = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\t
 
 // Joblog writes one line per finished job in GNU parallel's --joblog format.
 type Joblog struct {
-	f *os.File
-	w *bufio.Writer
+	f      *bookFile
+	w      *bufio.Writer
+	header bool // the header line is still to be written
 }
 
 // OpenJoblog opens path for a joblog. With appendTo (--resume) the lines go
 // after those already there; otherwise the file is started afresh.
 func OpenJoblog(path string, appendTo bool) (*Joblog, error) {
-	flags := os.O_WRONLY | os.O_CREATE
-	if appendTo {
-		flags |= os.O_APPEND
-	} else {
-		flags |= os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := openBook(path, appendTo)
 	if err != nil {
 		return nil, err
 	}
-	j := &Joblog{f: f, w: bufio.NewWriter(f)}
-	if st, err := f.Stat(); err == nil && st.Size() == 0 {
-		j.w.WriteString(joblogHeader)
-	}
-	return j, nil
+	return &Joblog{f: f, w: bufio.NewWriter(f), header: !appendTo || f.size() == 0}, nil
 }
 
 // Add writes the line of one result. Jobs that never started have none.
@@ -51,6 +42,10 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 	if r.TimedOut && sig == 0 {
 		sig = 15
 	}
+	if j.header {
+		j.header = false
+		j.w.WriteString(joblogHeader)
+	}
 	cmd := strings.ReplaceAll(r.Command.String(), "\n", " ")
 	_, err := fmt.Fprintf(j.w, "%d\t:\t%.3f\t%10.3f\t0\t%d\t%d\t%d\t%s\n",
 		r.Item.Seq, start, r.Runtime.Seconds(), received, r.Status, sig, cmd)
@@ -60,9 +55,12 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 	return err
 }
 
-// Close flushes and closes the joblog.
-func (j *Joblog) Close() error {
-	return errors.Join(j.w.Flush(), j.f.Close())
+// Close flushes and closes the joblog; keep is as for bookFile.Close.
+func (j *Joblog) Close(keep bool) error {
+	if keep && j.header {
+		j.w.WriteString(joblogHeader) // a run without jobs: the header alone
+	}
+	return errors.Join(j.w.Flush(), j.f.Close(keep))
 }
 
 // ReadJoblog reads a joblog written earlier and returns the exit value of

@@ -1,0 +1,77 @@
+package output
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// bookFile is a file fan keeps about a run: the joblog, the failures file
+// or its sidecar. It is opened before any job starts, so that a path fan
+// cannot write fails at once, but what it held is replaced only when the
+// run first writes to it, or ends (Close with keep): a run that stops on
+// bad input before any job ran leaves an earlier file as it was, and no
+// file where there was none.
+type bookFile struct {
+	f       *os.File
+	path    string
+	created bool // fan made the file
+	begun   bool // the file has been emptied for this run, or is appended to
+}
+
+// openBook opens path for a run's records; with appendTo (--resume) they go
+// after what is there, which is never replaced.
+func openBook(path string, appendTo bool) (*bookFile, error) {
+	b := &bookFile{path: path, begun: appendTo}
+	flags := os.O_WRONLY
+	if appendTo {
+		flags |= os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flags|os.O_CREATE|os.O_EXCL, 0o644)
+	switch {
+	case err == nil:
+		b.created = true
+	case errors.Is(err, fs.ErrExist):
+		f, err = os.OpenFile(path, flags, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.f = f
+	return b, nil
+}
+
+// size is the file's size now, 0 if it cannot be told.
+func (b *bookFile) size() int64 {
+	st, err := b.f.Stat()
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// Write implements io.Writer. The first write of a run empties the file.
+func (b *bookFile) Write(p []byte) (int, error) {
+	if !b.begun {
+		b.begun = true
+		if err := b.f.Truncate(0); err != nil {
+			return 0, err
+		}
+	}
+	return b.f.Write(p)
+}
+
+// Close closes the file. With keep (the run got under way), a file nothing
+// was written to is emptied: this run's record is empty. Without, it is
+// left as it was before the run, or removed if fan made it.
+func (b *bookFile) Close(keep bool) error {
+	var err error
+	if !b.begun {
+		if keep {
+			err = b.f.Truncate(0)
+		} else if b.created {
+			err = os.Remove(b.path)
+		}
+	}
+	return errors.Join(err, b.f.Close())
+}
