@@ -219,6 +219,9 @@ func (o *Options) check() (*config, error) {
 		Words: words, Replace: o.Replace, Shell: shell,
 		Argv: o.Xargs, Context: o.PackContext,
 	})
+	if err := c.template.Err(); err != nil {
+		return nil, usageErrorf("the command: %v", err)
+	}
 	return c, nil
 }
 

@@ -33,6 +33,10 @@ type token struct {
 	what what
 	n    int // for posArg, 1-based
 	mod  modifier
+	// ctx and escaped say how the template quotes the token (markQuotes):
+	// its values are quoted to match.
+	ctx     quoteCtx
+	escaped bool
 }
 
 // part is a piece of a template: literal text, or a token when tok is set.
@@ -223,9 +227,11 @@ func renderParts(b []byte, w []part, item *input.Item, slot, i int, quote bool) 
 		for j, v := range vals {
 			if j > 0 {
 				b = append(b, ' ')
+			} else if quote {
+				b = appendUnescape(b, p.tok)
 			}
 			if quote {
-				b = appendQuote(b, v)
+				b = appendQuoteIn(b, v, p.tok)
 			} else {
 				b = append(b, v...)
 			}

@@ -21,8 +21,8 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 		words = splitWords(t.parts)
 	}
 	var sites [][]part // where each argument lands: a context word, or {}
-	var mods []modifier
-	extra := 0 // per argument, for {n}: it may be any argument
+	var all []*token   // {} and its modified forms outside context words
+	var pos []*token   // {n}: it may be any argument
 	for _, w := range words {
 		if t.context && hasAllArgs(w) {
 			sites = append(sites, w)
@@ -32,9 +32,9 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 			switch {
 			case p.tok == nil:
 			case p.tok.what == allArgs:
-				mods = append(mods, p.tok.mod)
+				all = append(all, p.tok)
 			case p.tok.what == posArg:
-				extra++
+				pos = append(pos, p.tok)
 			default:
 				base += 20 // {#} and {%}: room for any number
 			}
@@ -47,17 +47,20 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 		// cost below counts it per argument instead.
 		base -= len(renderParts(nil, w, &none, 0, -1, true))
 	}
-	k := len(sites) + len(mods)
+	k := len(sites) + len(all)
 	return base, func(a string, first bool) int {
 		c := sep(first, k)
 		one := input.Item{Args: []string{a}}
 		for _, w := range sites {
 			c += len(renderParts(nil, w, &one, 0, 0, true))
 		}
-		for _, m := range mods {
-			c += quotedLen(apply(m, a))
+		for _, t := range all {
+			c += quotedLenIn(apply(t.mod, a), t)
 		}
-		return c + extra*(quotedLen(a)+1)
+		for _, t := range pos {
+			c += quotedLenIn(a, t) + 1
+		}
+		return c
 	}
 }
 

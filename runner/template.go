@@ -39,12 +39,17 @@ type Template struct {
 	path  string   // the program of words[0], resolved once
 	twin  bool     // the program is also a shell builtin (echo, true, false)
 	look  error    // why the program could not be resolved
+	bad   error    // why the template cannot be used at all (Err)
 
 	argvMode   bool     // --xargs: words are argv, never a shell line
 	appendArgs bool     // --xargs without -I: the last word is the arguments
 	context    bool     // -X: repeat a word holding {} for each argument
 	lwords     [][]part // the template's words for rendering a line with -X
 }
+
+// Err reports a template that cannot be used: one that puts a replacement
+// string where no quoting keeps its values data.
+func (t *Template) Err() error { return t.bad }
 
 // shellChars are the characters that make a template need a shell when they
 // appear in its literal text (replacement values are quoted, never parsed).
@@ -93,6 +98,7 @@ func NewTemplate(o TemplateOptions) *Template {
 	}
 	line := strings.Join(o.Words, " ")
 	t.parts = parseParts(line, replace)
+	t.bad = markQuotes(t.parts)
 	if !hasToken(t.parts) {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}

@@ -1,0 +1,137 @@
+package runner
+
+import "errors"
+
+// Where a replacement string stands in the shell quoting of the template's
+// own text. fan quotes every value for the place it lands in, so that an
+// item stays data even where the template puts {} inside quotes: a value
+// quoted for a bare word and dropped inside "..." would have its $(...)
+// run, and inside '...' a quote in it would end the user's.
+
+// quoteCtx is the quoting the template's text opens around a token.
+type quoteCtx uint8
+
+const (
+	unquoted    quoteCtx = iota // a bare word (also inside $(...), even within "...")
+	inSingle                    // inside '...'
+	inDouble                    // inside "..."
+	inBackquote                 // inside `...`, where backslashes are undone before parsing
+)
+
+// errBackquote is a template with a replacement string inside `...`:
+// fan has no quoting for it that keeps every value data.
+var errBackquote = errors.New("a replacement string inside `...` cannot be quoted safely (write $(...) instead)")
+
+// quoteFrame is one level of nested quoting while the template is scanned.
+type quoteFrame struct {
+	ctx    quoteCtx
+	closer byte // what ends the frame: '\'', '"', ')' for $(...), '`'; 0 at the top
+	depth  int  // parentheses open inside a $(...) frame
+}
+
+// markQuotes records on each token of parts the quoting it stands in, and
+// whether an unpaired backslash right before it would escape its first
+// character. It follows '...', "...", backslashes, $(...) and `...`; it
+// is not a shell parser (here-documents, case patterns and ${...} are not
+// followed), but the quoting it gets wrong can only be one the template
+// made unusual on purpose. A token inside `...` is errBackquote.
+func markQuotes(parts []part) error {
+	var err error
+	stack := []quoteFrame{{ctx: unquoted}}
+	escaped := false
+	for _, p := range parts {
+		if p.tok != nil {
+			top := stack[len(stack)-1]
+			p.tok.ctx, p.tok.escaped = top.ctx, escaped
+			escaped = false
+			for _, f := range stack {
+				if f.ctx == inBackquote {
+					err = errBackquote
+				}
+			}
+			continue
+		}
+		s := p.lit
+		for i := 0; i < len(s); i++ {
+			if escaped {
+				escaped = false
+				continue
+			}
+			top := &stack[len(stack)-1]
+			c := s[i]
+			if top.ctx == inSingle {
+				if c == '\'' {
+					stack = stack[:len(stack)-1]
+				}
+				continue
+			}
+			switch {
+			case c == '\\':
+				escaped = true
+			case c == top.closer && (c != ')' || top.depth == 0):
+				stack = stack[:len(stack)-1]
+			case c == '$' && i+1 < len(s) && s[i+1] == '(':
+				stack = append(stack, quoteFrame{ctx: unquoted, closer: ')'})
+				i++
+			case c == '`':
+				stack = append(stack, quoteFrame{ctx: inBackquote, closer: '`'})
+			case top.ctx == inDouble:
+			case c == '\'':
+				stack = append(stack, quoteFrame{ctx: inSingle, closer: '\''})
+			case c == '"':
+				stack = append(stack, quoteFrame{ctx: inDouble, closer: '"'})
+			case c == '(' && top.closer == ')':
+				top.depth++
+			case c == ')' && top.closer == ')':
+				top.depth--
+			}
+		}
+	}
+	return err
+}
+
+// appendUnescape appends, for a token after an unpaired backslash, a
+// newline: the pair becomes a line continuation, which the shell removes,
+// rather than escaping the first character of the value (which could end
+// its quoting). It goes before the first value only.
+func appendUnescape(b []byte, tok *token) []byte {
+	if tok.escaped {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// appendQuoteIn appends s to b quoted for where tok stands (see markQuotes).
+func appendQuoteIn(b []byte, s string, tok *token) []byte {
+	switch tok.ctx {
+	case inSingle:
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\'' {
+				b = append(b, `'\''`...) // end the quote, a quoted quote, reopen
+			} else {
+				b = append(b, s[i])
+			}
+		}
+		return b
+	case inDouble:
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '$', '`', '"', '\\':
+				b = append(b, '\\')
+			}
+			b = append(b, s[i])
+		}
+		return b
+	}
+	return appendQuote(b, s)
+}
+
+// quotedLenIn is the length of s as appendQuoteIn writes it, with the
+// newline of appendUnescape when it applies.
+func quotedLenIn(s string, tok *token) int {
+	n := len(appendUnescape(nil, tok))
+	if tok.ctx == unquoted {
+		return n + quotedLen(s)
+	}
+	return n + len(appendQuoteIn(nil, s, tok))
+}
