@@ -138,3 +138,41 @@ exec sleep 600
 		t.Errorf("jobs survived the second Ctrl-C: %v", pids)
 	}
 }
+
+// TestBarKeepsUnfinishedLines: on a terminal the progress bar is drawn by
+// default, and job output that does not end with a newline stays on the
+// screen: the bar waits for a line's end rather than drawing over it.
+func TestBarKeepsUnfinishedLines(t *testing.T) {
+	term := newTmux(t, `seq 4 | "$fan" -j1 'sleep 0.4; printf x{}'
+echo "<end>"
+exec sleep 600
+`)
+	term.waitForText("<end>")
+	if screen := term.screen(); !strings.Contains(screen, "x1x2x3x4<end>") {
+		t.Errorf("the output of jobs without a newline is not on the screen whole:\n%s", screen)
+	}
+}
+
+// TestNoAutoBar: no bar is drawn by default where it would be in the way:
+// while the items are typed at the terminal (it would be drawn over the
+// typing), and under --xargs (xargs draws nothing).
+func TestNoAutoBar(t *testing.T) {
+	term := newTmux(t, `"$fan" 'echo got {}'
+echo "<typed done>"
+seq 4 | "$fan" --xargs -n1 sh -c 'sleep 0.5; echo "x$0"'
+echo "<xargs done>"
+exec sleep 600
+`)
+	time.Sleep(500 * time.Millisecond)
+	term.run("send-keys", "first", "Enter")
+	term.waitForText("got first")
+	time.Sleep(1500 * time.Millisecond) // well past the bar's quiet start
+	if screen := term.screen(); strings.Contains(screen, "waiting for input") {
+		t.Errorf("a bar was drawn while the items are typed:\n%s", screen)
+	}
+	term.run("send-keys", "C-d")
+	term.waitForText("<xargs done>")
+	if screen := term.screen(); strings.Contains(screen, "%") || !strings.Contains(screen, "x4") {
+		t.Errorf("--xargs drew a bar (or lost output):\n%s", screen)
+	}
+}

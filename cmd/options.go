@@ -125,6 +125,16 @@ type config struct {
 	argv         bool      // --xargs: commands are argv, never shell lines
 }
 
+// readsStdin reports whether stdin is one of the run's input sources.
+func (c *config) readsStdin() bool {
+	for _, s := range c.sources {
+		if s.stdin || s.file == "-" {
+			return true
+		}
+	}
+	return false
+}
+
 // check validates the options before anything runs.
 func (o *Options) check() (*config, error) {
 	c := &config{}

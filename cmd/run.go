@@ -61,6 +61,11 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if err != nil {
 		return failed(err)
 	}
+	if term.auto && c.readsStdin() && output.IsTerminalInput(stdin) {
+		// The items are typed at the terminal: a bar would be drawn over
+		// what is being typed.
+		term.progress, term.auto = output.ProgressNone, false
+	}
 	env := jobEnv(os.Environ())
 	lim := computeLimits(env, o.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%

@@ -34,9 +34,10 @@ func (o *Options) terminal(stderr *os.File, getenv func(string) string) (termina
 		t.progress = output.ProgressGNU
 	case o.Bar:
 		t.progress = output.ProgressBar
-	case o.NoBar, o.Ungroup, o.DryRun:
+	case o.NoBar, o.Ungroup, o.DryRun, o.Xargs:
 		// -u: jobs write straight to the terminal, where a bar would
-		// garble their lines; --dry-run: nothing to wait for.
+		// garble their lines; --dry-run: nothing to wait for; --xargs:
+		// xargs draws nothing.
 	case output.AutoBar(stderr, getenv):
 		t.progress = output.ProgressBar
 		t.auto = true

@@ -2,6 +2,7 @@ package output
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -57,6 +58,24 @@ func NewPalette(mode ColorMode, f *os.File, getenv func(string) string) Palette 
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
 	return f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// IsTerminalInput reports whether r is a terminal: fan's stdin when the
+// user types the items. The descriptor's mode is left alone (os.File.Fd
+// would make it blocking, and stdin's mode is shared with other
+// processes).
+func IsTerminalInput(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	rc.Control(func(fd uintptr) { tty = isatty.IsTerminal(fd) })
+	return tty
 }
 
 const (

@@ -70,6 +70,10 @@ type Progress struct {
 	bar    *barRenderer
 	ttys   map[*os.File]bool
 	tty    bool // W is a terminal: lines are erased with ANSI codes
+	// midLine: output on the screen stopped in the middle of a line, which
+	// drawing (from the line's start) would overwrite; nothing is drawn
+	// until a line ends.
+	midLine bool
 }
 
 // Start begins the display's clock. It is called once, before the first
@@ -100,6 +104,13 @@ func (p *Progress) Hide(dst *os.File) {
 		return
 	}
 	p.clear()
+}
+
+// Wrote implements Meter.
+func (p *Progress) Wrote(dst *os.File, endsLine bool) {
+	if p.onScreen(dst) {
+		p.midLine = !endsLine
+	}
 }
 
 // onScreen reports whether writing to dst lands where the display is
@@ -166,7 +177,7 @@ func (p *Progress) Done() {
 	if p.ticker != nil {
 		p.ticker.Stop()
 	}
-	if p.Mode == ProgressETA || p.Mode == ProgressGNU {
+	if (p.Mode == ProgressETA || p.Mode == ProgressGNU) && !p.midLine {
 		p.draw(time.Now())
 		p.write("\n")
 		p.shown = 0
@@ -176,6 +187,9 @@ func (p *Progress) Done() {
 }
 
 func (p *Progress) draw(now time.Time) {
+	if p.midLine {
+		return // it would overwrite the output's unfinished line
+	}
 	cols := p.columns()
 	if (p.Mode == ProgressETA || p.Mode == ProgressGNU) && !p.header {
 		p.clear()

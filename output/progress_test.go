@@ -147,3 +147,30 @@ func TestBarLine(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressWaitsForLineEnd: after job output that stopped in the middle
+// of a line on the display's screen, the display draws nothing (drawing
+// from the line's start would overwrite that output) until a line ends.
+func TestProgressWaitsForLineEnd(t *testing.T) {
+	f, _ := os.CreateTemp(t.TempDir(), "stderr")
+	defer f.Close()
+	p := &Progress{W: f, Mode: ProgressBar, Intake: &Intake{}, Every: time.Millisecond}
+	p.Start()
+	p.Intake.Read.Store(3)
+	p.Hide(f)
+	f.WriteString("x1") // what the sink writes: job output without a newline
+	p.Wrote(f, false)
+	time.Sleep(5 * time.Millisecond)
+	p.Update(Stats{OK: 1})
+	p.Done()
+	if b, _ := os.ReadFile(f.Name()); string(b) != "x1" {
+		t.Fatalf("screen holds %q after output ending mid-line, want only \"x1\"", b)
+	}
+	f.WriteString("\n")
+	p.Wrote(f, true)
+	time.Sleep(5 * time.Millisecond)
+	p.Update(Stats{OK: 2})
+	if b, _ := os.ReadFile(f.Name()); !strings.HasPrefix(string(b), "x1\n\rfan ") || !strings.Contains(string(b), "(2/3") {
+		t.Fatalf("no display once the line ended: %q", b)
+	}
+}

@@ -256,12 +256,12 @@ func (s *Sink) flush(dst *os.File, st *stream, prefix string, final bool) bool {
 		return false
 	}
 	lines := s.LineBuffer || s.Tag != nil
-	s.write(dst, func(w io.Writer) error {
+	s.writeEnding(dst, func(w io.Writer) (bool, error) {
 		var last byte
 		var err error
 		if prefix == "" {
 			err = copyRange(dst, st.f, st.off, end)
-			if err == nil && lines {
+			if err == nil && (lines || s.Meter != nil) {
 				_, err = st.f.ReadAt(s.buf[:1], end-1)
 				last = s.buf[0]
 			}
@@ -272,8 +272,9 @@ func (s *Sink) flush(dst *os.File, st *stream, prefix string, final bool) bool {
 		}
 		if err == nil && lines && last != '\n' {
 			_, err = io.WriteString(w, "\n")
+			last = '\n'
 		}
-		return err
+		return last == '\n', err
 	})
 	st.off = end
 	return true
@@ -318,11 +319,22 @@ func size(f *os.File) int64 {
 // reports the first failure. Every write to fan's stdout and stderr goes
 // through here.
 func (s *Sink) write(dst *os.File, fn func(io.Writer) error) {
+	s.writeEnding(dst, func(w io.Writer) (bool, error) { return true, fn(w) })
+}
+
+// writeEnding is write for fn that may leave dst in the middle of a line
+// (job output without its last newline): fn reports whether what it wrote
+// ended a line, so that the progress display waits for one.
+func (s *Sink) writeEnding(dst *os.File, fn func(io.Writer) (bool, error)) {
 	if s.err != nil {
 		return
 	}
 	s.meterHide(dst)
-	if err := fn(dst); err != nil {
+	endsLine, err := fn(dst)
+	if s.Meter != nil {
+		s.Meter.Wrote(dst, endsLine)
+	}
+	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // "write /dev/stdout" says nothing the message does not

@@ -16,6 +16,10 @@ type Meter interface {
 	// dst (which may be another file than the display's, or the same
 	// terminal).
 	Hide(dst *os.File)
+	// Wrote tells, after each write to dst, whether it ended a line: a
+	// display drawn on the same screen after job output that did not would
+	// overwrite that output's last line, so it waits for a line's end.
+	Wrote(dst *os.File, endsLine bool)
 	// Update records the counts so far and redraws the display when due.
 	Update(Stats)
 	// Tick is a channel that fires when the display wants redrawing even
