@@ -46,6 +46,15 @@ var xargsCases = []struct {
 	{"unmatched quote with -n", "a b \"c\n", withShow("-n", "2")},
 	{"unmatched quote with -x", "a b \"c\n", withShow("-x", "-n", "1")},
 	{"NUL is cut", "x\x00y z\n", withShow()},
+	// -L implies -x: a line that does not fit is an error, not split.
+	{"-L implies -x", "x\na b c d e f g\ny\n", []string{"-L1", "-s", "14", "echo"}},
+	{"-L with an unmatched quote", "1\n2 \"3\n", []string{"-L1", "echo", "x"}},
+	// Bad input read ahead of a command that failed or stopped the run:
+	// xargs's status for the command wins (it never reads past a stop).
+	{"failed command, then an unmatched quote", "1\n2\n3\n\"x", []string{"-n1", "sh", "-c", "echo $0; [ $0 = 1 ] && exit 5; exit 0"}},
+	{"exit 255 before an unmatched quote", "1 2 \"3", []string{"-n1", "sh", "-c", "echo $0; exit 255"}},
+	{"killed before an unmatched quote", "1 2 \"3", []string{"-n1", "sh", "-c", "echo $0; kill -9 $$"}},
+	{"failed command, then an item too long", "1\n2\naaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", []string{"-s", "20", "-n1", "false"}},
 	// -E
 	{"-E stops", "a b\nEOF c\nd\n", withShow("-E", "EOF")},
 	{"-E mid line", "a EOF b\nc\n", withShow("-E", "EOF")},

@@ -54,6 +54,10 @@ func xargsStatus(o outcome) int {
 	case errors.Is(o.err, syscall.EPIPE):
 		return exitBrokenPipe
 	case o.err != nil:
+		var ie *inputError
+		if errors.As(o.err, &ie) && o.xargsFailed {
+			return xargsFailed // xargs too: a failed command outranks bad input
+		}
 		return xargsError
 	case o.interrupted:
 		return exitInterrupted

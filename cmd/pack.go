@@ -84,7 +84,8 @@ func (o *Options) checkPacking(c *config) error {
 	o.Replace = replace
 	c.pack = &packSpec{
 		maxArgs: n, maxLines: lines, maxChars: o.MaxChars,
-		exact: o.Exact || replace != "", whole: replace != "",
+		exact:    o.Exact || replace != "" || lines > 0, // -I and -L imply -x, as in xargs
+		whole:    replace != "",
 		runEmpty: !o.NoRunIfEmpty && replace == "", eof: o.EOFString,
 	}
 	return nil

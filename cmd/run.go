@@ -141,6 +141,12 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
 	if watch != nil {
 		res.xargsAbort, res.xargsFailed = watch.result()
+		var ie *inputError
+		if res.xargsAbort != nil && errors.As(res.err, &ie) {
+			// xargs stops reading where a command stopped it: it never
+			// meets the bad input fan had read ahead to.
+			res.err = nil
+		}
 	}
 	return res
 }
