@@ -46,6 +46,15 @@ var xargsCases = []struct {
 	{"unmatched quote with -n", "a b \"c\n", withShow("-n", "2")},
 	{"unmatched quote with -x", "a b \"c\n", withShow("-x", "-n", "1")},
 	{"NUL is cut", "x\x00y z\n", withShow()},
+	// -d takes one character or one escape, as xargs's.
+	{"-d empty", "a b\n", []string{"-d", "", "echo"}},
+	{"-d two characters", "a b\n", []string{"-d", "ab", "echo"}},
+	{"-d unknown escape", "a b\n", []string{"-d", "\\q", "echo"}},
+	{"-d \\v", "xAy\vz\n", []string{"-d", "\\v", "-n1", "echo"}},
+	{"-d octal", "xAy\vz\n", []string{"-d", "\\101", "-n1", "echo"}},
+	{"-d octal with a zero", "xAy\vz\n", []string{"-d", "\\0101", "-n1", "echo"}},
+	{"-d hex", "xAy\vz\n", []string{"-d", "\\x41", "-n1", "echo"}},
+	{"-d out of range", "a\n", []string{"-d", "\\400", "echo"}},
 	// -L implies -x: a line that does not fit is an error, not split.
 	{"-L implies -x", "x\na b c d e f g\ny\n", []string{"-L1", "-s", "14", "echo"}},
 	{"-L with an unmatched quote", "1\n2 \"3\n", []string{"-L1", "echo", "x"}},

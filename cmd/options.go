@@ -150,6 +150,12 @@ func (o *Options) check() (*config, error) {
 		return nil, usageErrorf("-0 and -d cannot be used together (pick one delimiter)")
 	case o.Null:
 		c.delim = []byte{0}
+	case o.Xargs && o.changed("delimiter"):
+		d, err := input.ParseXargsDelimiter(o.Delimiter)
+		if err != nil {
+			return nil, usageErrorf("--delimiter: %v", err)
+		}
+		c.delim = []byte{d}
 	case o.Delimiter != "":
 		if c.delim, err = input.ParseDelimiter(o.Delimiter); err != nil {
 			return nil, usageErrorf("--delimiter: %v", err)

@@ -100,6 +100,35 @@ func ParseDelimiter(s string) ([]byte, error) {
 	return out, nil
 }
 
+// ParseXargsDelimiter reads the argument of -d under --xargs as GNU xargs
+// does: one character, or one escape (\a \b \f \n \r \t \v \\, \xHH
+// in hex, \NNN in octal) standing for one byte.
+func ParseXargsDelimiter(s string) (byte, error) {
+	switch {
+	case len(s) == 1:
+		return s[0], nil
+	case len(s) < 2 || s[0] != '\\':
+		return 0, fmt.Errorf("%q is not one character or an escape starting with \\ (try -d '\\n' or -d ,)", s)
+	}
+	if len(s) == 2 {
+		if c, ok := map[byte]byte{'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', '\\': '\\'}[s[1]]; ok {
+			return c, nil
+		}
+	}
+	digits, base := s[1:], 8
+	if s[1] == 'x' {
+		digits, base = s[2:], 16
+	}
+	if digits == "" && base == 16 {
+		return 0, nil // "\x" alone is NUL, as in xargs
+	}
+	v, err := strconv.ParseUint(digits, base, 8)
+	if err != nil || (base == 8 && (s[1] < '0' || s[1] > '9')) {
+		return 0, fmt.Errorf("%q is not an escape xargs knows (\\n \\t \\0 \\xHH \\NNN ...)", s)
+	}
+	return byte(v), nil
+}
+
 // IsBlank reports whether a record holds nothing but blanks (what -r skips).
 func IsBlank(rec string) bool {
 	return strings.TrimLeft(rec, " \t\r\n\v\f") == ""

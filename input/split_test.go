@@ -117,3 +117,19 @@ func TestIsBlank(t *testing.T) {
 		}
 	}
 }
+
+func TestParseXargsDelimiter(t *testing.T) {
+	for in, want := range map[string]byte{
+		",": ',', "\\n": '\n', "\\t": '\t', "\\v": '\v', "\\a": '\a', "\\\\": '\\',
+		"\\0": 0, "\\101": 'A', "\\0101": 'A', "\\x41": 'A', "\\x4": 4, "\\x": 0, "\\1": 1,
+	} {
+		if got, err := ParseXargsDelimiter(in); err != nil || got != want {
+			t.Errorf("ParseXargsDelimiter(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "ab", "\\q", "\\400", "\\x100", "\\8", "\\1a"} {
+		if got, err := ParseXargsDelimiter(in); err == nil {
+			t.Errorf("ParseXargsDelimiter(%q) = %q, want an error", in, got)
+		}
+	}
+}
