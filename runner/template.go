@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -137,10 +138,27 @@ func lookPath(name string) (string, error) {
 	if err == nil {
 		return path, nil
 	}
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) || onPathNotExecutable(name) {
 		return "", &StartError{Name: name, Status: 126, Reason: "permission denied"}
 	}
 	return "", &StartError{Name: name, Status: 127, Reason: "command not found"}
+}
+
+// onPathNotExecutable reports whether a file name is on PATH but cannot
+// be run: a shell then says "permission denied" (126), not "not found".
+func onPathNotExecutable(name string) bool {
+	if strings.Contains(name, "/") {
+		return false
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // splitWords splits parts into shell words at the blanks of literal text.
