@@ -31,13 +31,16 @@ type proc struct {
 }
 
 // spawn starts c in a new process group with the given stdin, stdout and
-// stderr.
+// stderr. Should fan itself be killed (SIGKILL: it cannot sweep then), the
+// kernel kills the job's main process with it (Pdeathsig; Go's threads
+// do not exit under a running job, so the thread that forked it outlives
+// it).
 func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 	pidfd := -1
 	attr := &syscall.ProcAttr{
 		Env:   env,
 		Files: stdio,
-		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
+		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd, Pdeathsig: syscall.SIGKILL},
 	}
 	pid, err := syscall.ForkExec(c.Path, c.Args, attr)
 	if err != nil {
