@@ -186,14 +186,15 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 // newPool builds the runner stage. When --halt fires, it records how the
 // run stood in halted and stops the intake (and, with now, the jobs).
 func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) *runner.Pool {
+	jobs, win := fitDescriptors(openFileLimit(), c.jobs, window()+c.jobs, descriptorsPerJob(o))
 	return &runner.Pool{
-		Jobs:       c.jobs,
+		Jobs:       jobs,
 		Template:   c.template,
 		Env:        env,
 		SlotVar:    o.ProcessSlotVar,
 		DryRun:     o.DryRun,
 		TermSeq:    c.termSeq,
-		Window:     window() + c.jobs,
+		Window:     win,
 		Timeout:    c.timeout,
 		Retries:    o.Retries,
 		RetryDelay: c.retryGap,

@@ -1,0 +1,48 @@
+package cmd
+
+import "golang.org/x/sys/unix"
+
+// fdReserve is the descriptors fan keeps for itself, whatever -j: its
+// standard streams, the input files, the joblog and failures files, the
+// fork's error pipe, the netpoller's and the runtime's own.
+const fdReserve = 64
+
+// fitDescriptors makes -j and the -k window fit in limit open files (ulimit
+// -n), so that jobs wait for descriptors rather than fail with "too many
+// open files". A running job holds its pidfd, unless -u the two files its
+// output is captured in, and with --line-buffer the sink's copies of them
+// (perJob); a finished result waiting to be written holds up to two files.
+// Half of what is left after fdReserve goes to running jobs; the -k window
+// gets what they leave. jobs 0 (no limit) becomes that half too.
+func fitDescriptors(limit, jobs, window, perJob int) (int, int) {
+	avail := max(limit-fdReserve, 2*perJob)
+	most := max(1, avail/2/perJob)
+	if jobs == 0 || jobs > most {
+		jobs = most
+	}
+	if window > 0 {
+		window = min(window, jobs+max(0, (avail-jobs*perJob)/2))
+	}
+	return jobs, window
+}
+
+// openFileLimit is the soft limit on open files (Go raises it to the hard
+// limit at start-up), or a large number when it cannot be read.
+func openFileLimit() int {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<30 {
+		return 1 << 30
+	}
+	return int(rl.Cur)
+}
+
+// descriptorsPerJob is what one running job holds (see fitDescriptors).
+func descriptorsPerJob(o *Options) int {
+	switch {
+	case o.Ungroup:
+		return 1
+	case o.LineBuffer:
+		return 5
+	}
+	return 3
+}
