@@ -56,7 +56,7 @@ func TestFitDescriptors(t *testing.T) {
 		limit, jobs, window, per int
 		wantJobs, wantWindow     int
 	}{
-		{1 << 20, 8, 4104, 3, 8, 4104},      // plenty: unchanged
+		{1 << 20, 8, 4104, 3, 8, 4104},       // plenty: unchanged
 		{1024, 2, 4098, 3, 2, 2 + (960-6)/2}, // -k behind a slow job: the window shrinks
 		{1024, 0, 4096, 3, 160, 160 + 240},   // -j 0: half the descriptors, 3 a job
 		{1024, 500, 4596, 5, 96, 96 + 240},   // --line-buffer: 5 a job
