@@ -128,9 +128,20 @@ func NewTemplate(o TemplateOptions) *Template {
 	return t
 }
 
+// defaultPath is where sh looks for programs when PATH is unset (dash's
+// default), so that a job finds the same program on both paths.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 // lookPath resolves a program the way a shell does, and turns a failure into
 // the error and exit status a shell would give.
 func lookPath(name string) (string, error) {
+	if _, set := os.LookupEnv("PATH"); !set && !strings.Contains(name, "/") {
+		for _, dir := range filepath.SplitList(defaultPath) {
+			if path, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+				return path, nil
+			}
+		}
+	}
 	path, err := exec.LookPath(name)
 	if errors.Is(err, exec.ErrDot) {
 		return filepath.Join(".", path), nil
