@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,11 @@ type Joblog struct {
 // OpenJoblog opens path for a joblog. With appendTo (--resume) the lines go
 // after those already there; otherwise the file is started afresh.
 func OpenJoblog(path string, appendTo bool) (*Joblog, error) {
+	if appendTo {
+		if err := dropCutLine(path); err != nil {
+			return nil, err
+		}
+	}
 	f, err := openBook(path, appendTo)
 	if err != nil {
 		return nil, err
@@ -63,6 +69,44 @@ func (j *Joblog) Close(keep bool) error {
 	return errors.Join(j.w.Flush(), j.f.Close(keep))
 }
 
+// dropCutLine removes from the end of the file at path a last line that
+// has no newline (a run that crashed while writing it): lines appended
+// after it would otherwise join it. A missing file is fine.
+func dropCutLine(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil || size == 0 {
+		return err
+	}
+	end := size
+	buf := make([]byte, 4096)
+	for end > 0 {
+		n := int64(len(buf))
+		if n > end {
+			n = end
+		}
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			end = end - n + int64(i) + 1
+			break
+		}
+		end -= n
+	}
+	if end == size {
+		return nil
+	}
+	return f.Truncate(end)
+}
+
 // ReadJoblog reads a joblog written earlier and returns the exit value of
 // the last line of each job number (--resume, --resume-failed). A missing
 // file is an empty log.
@@ -80,22 +124,39 @@ func ReadJoblog(path string) (map[int64]int, error) {
 
 func parseJoblog(r io.Reader) (map[int64]int, error) {
 	done := map[int64]int{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		if line == 1 && strings.HasPrefix(sc.Text(), "Seq\t") {
+	br := bufio.NewReader(r)
+	for line := 1; ; line++ {
+		text, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if text == "" {
+			return done, nil
+		}
+		cut := !strings.HasSuffix(text, "\n") // the last line, maybe cut off by a crash
+		text = strings.TrimSuffix(text, "\n")
+		if line == 1 && strings.HasPrefix(text, "Seq\t") {
 			continue
 		}
-		f := strings.SplitN(sc.Text(), "\t", 9)
-		if len(f) < 9 {
+		seq, exit, ok := joblogLine(text)
+		switch {
+		case ok:
+			done[seq] = exit
+		case cut:
+			return done, nil // its job is not done: it runs again
+		default:
 			return nil, fmt.Errorf("line %d is not a joblog line", line)
 		}
-		seq, err1 := strconv.ParseInt(f[0], 10, 64)
-		exit, err2 := strconv.Atoi(f[6])
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("line %d is not a joblog line", line)
-		}
-		done[seq] = exit
 	}
-	return done, sc.Err()
+}
+
+// joblogLine reads the job number and exit value of a joblog line.
+func joblogLine(text string) (seq int64, exit int, ok bool) {
+	f := strings.SplitN(text, "\t", 9)
+	if len(f) < 9 {
+		return 0, 0, false
+	}
+	seq, err1 := strconv.ParseInt(f[0], 10, 64)
+	exit, err2 := strconv.Atoi(f[6])
+	return seq, exit, err1 == nil && err2 == nil
 }
