@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,9 +32,18 @@ type Closer interface {
 type Gate struct {
 	r      io.Reader
 	closed atomic.Bool
-	fd     int // r's descriptor, when Read waits in poll; else -1
-	wake   int // an eventfd that Close makes readable; -1 without fd
+	// partial is set by the Splitter reading through the gate while it
+	// holds the start of a record: a closed gate still lets it read the
+	// rest, if that comes within finishWait, so that a drain does not
+	// leave half an item consumed and half in the pipe.
+	partial atomic.Bool
+	fd      int // r's descriptor, when Read waits in poll; else -1
+	wake    int // an eventfd that Close makes readable; -1 without fd
 }
+
+// finishWait is how long a closed gate waits for the rest of a record
+// (see Gate.partial).
+const finishWait = 50 * time.Millisecond
 
 // NewGate returns an open Gate over r.
 func NewGate(r io.Reader) *Gate {
@@ -76,10 +86,26 @@ func (g *Gate) Read(p []byte) (int, error) {
 	if g.fd >= 0 && !g.closed.Load() {
 		g.await()
 	}
-	if g.closed.Load() {
+	if g.closed.Load() && !(g.partial.Load() && g.restReady()) {
 		return 0, ErrStopped
 	}
 	return g.r.Read(p)
+}
+
+// restReady reports, for a closed gate, whether the rest of a record can
+// be read within finishWait (always, where the input cannot be polled).
+func (g *Gate) restReady() bool {
+	if g.fd < 0 {
+		return true
+	}
+	fds := []unix.PollFd{{Fd: int32(g.fd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(finishWait)
+	for {
+		n, err := unix.Poll(fds, int(time.Until(deadline)/time.Millisecond)+1)
+		if err != unix.EINTR {
+			return err == nil && n > 0
+		}
+	}
 }
 
 // await waits until the input can be read without waiting (data, its end,

@@ -49,3 +49,37 @@ func TestGateWakesWaitingRead(t *testing.T) {
 		t.Fatalf("left in the pipe: %q, %v; want \"after\\n\"", rest, err)
 	}
 }
+
+// TestGateFinishesRecord: a record begun when the gate closes is read to
+// its end, so that a drain leaves no half item consumed; nothing after it
+// is read.
+func TestGateFinishesRecord(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	g := NewGate(r)
+	s := NewSplitter(g, []byte("\n"))
+	w.Write([]byte("a\nbc"))
+	if rec, err := s.Next(); err != nil || rec != "a" {
+		t.Fatalf("first record %q, %v", rec, err)
+	}
+	g.Close()
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		w.Write([]byte("d\n"))
+	}()
+	if rec, err := s.Next(); err != nil || rec != "bcd" {
+		t.Fatalf("the record begun at the close: %q, %v; want \"bcd\"", rec, err)
+	}
+	w.Write([]byte("e\n"))
+	if rec, err := s.Next(); !errors.Is(err, ErrStopped) {
+		t.Fatalf("after it: %q, %v; want ErrStopped", rec, err)
+	}
+	w.Close()
+	if rest, _ := io.ReadAll(r); string(rest) != "e\n" {
+		t.Fatalf("left in the pipe: %q, want \"e\\n\"", rest)
+	}
+}

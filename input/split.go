@@ -21,12 +21,15 @@ type Splitter struct {
 	r     *bufio.Reader
 	delim []byte
 	acc   []byte
+	gate  *Gate // the reader, when it is a Gate: see Gate.partial
 }
 
 // NewSplitter returns a Splitter that reads records ending with delim, which
-// must not be empty.
+// must not be empty. Over a Gate, a record begun when the gate closes is
+// still read to its end, if that comes soon.
 func NewSplitter(r io.Reader, delim []byte) *Splitter {
-	return &Splitter{r: bufio.NewReaderSize(r, readBufSize), delim: delim}
+	g, _ := r.(*Gate)
+	return &Splitter{r: bufio.NewReaderSize(r, readBufSize), delim: delim, gate: g}
 }
 
 // Next returns the next record. At the end of input it returns io.EOF; any
@@ -52,6 +55,9 @@ func (s *Splitter) Next() (string, error) {
 				return "", io.EOF
 			}
 			return string(s.acc), nil
+		case errors.Is(err, ErrStopped) && len(s.acc) > 0 && s.gate != nil && !s.gate.partial.Load():
+			s.gate.partial.Store(true) // read on to the record's end
+			defer s.gate.partial.Store(false)
 		default:
 			return "", err
 		}
