@@ -142,6 +142,10 @@ func (o *Options) check() (*config, error) {
 	if o.Xargs && o.Jobs == "" {
 		o.Jobs = "1" // xargs runs one command at a time
 	}
+	if o.Xargs && (strings.HasPrefix(o.Jobs, "-") || strings.HasSuffix(o.Jobs, "%")) {
+		// xargs's -P is a count: no share of the CPUs, nothing to subtract.
+		return nil, usageErrorf("--max-procs: %q is not a count (xargs wants -P N, or -P 0 for as many as possible)", o.Jobs)
+	}
 	if c.jobs, err = parseJobs(o.Jobs, runtime.NumCPU()); err != nil {
 		return nil, err
 	}
