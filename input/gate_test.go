@@ -8,15 +8,21 @@ import (
 	"time"
 )
 
-// TestGateWakesWaitingRead: a Read waiting on a pipe when the gate closes
-// returns ErrStopped, and the bytes written after that stay in the pipe.
-func TestGateWakesWaitingRead(t *testing.T) {
+// pipe returns the two ends of a pipe, closed when the test ends.
+func pipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	defer w.Close()
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+// TestGateWakesWaitingRead: a Read waiting on a pipe when the gate closes
+// returns ErrStopped, and the bytes written after that stay in the pipe.
+func TestGateWakesWaitingRead(t *testing.T) {
+	r, w := pipe(t)
 	g := NewGate(r)
 	if _, err := w.Write([]byte("before\n")); err != nil {
 		t.Fatal(err)
@@ -54,12 +60,7 @@ func TestGateWakesWaitingRead(t *testing.T) {
 // its end, so that a drain leaves no half item consumed; nothing after it
 // is read.
 func TestGateFinishesRecord(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
+	r, w := pipe(t)
 	g := NewGate(r)
 	s := NewSplitter(g, []byte("\n"))
 	w.Write([]byte("a\nbc"))
