@@ -58,6 +58,7 @@ var xargsCases = []struct {
 	// -P is a count, as xargs's: no share of the CPUs, nothing negative.
 	{"-P negative", "a\n", []string{"-P", "-1", "echo"}},
 	{"-P percentage", "a\n", []string{"-P", "50%", "echo"}},
+	{"-n in hex", "a\n", []string{"-n", "0x10", "echo"}},
 	// -L implies -x: a line that does not fit is an error, not split.
 	{"-L implies -x", "x\na b c d e f g\ny\n", []string{"-L1", "-s", "14", "echo"}},
 	{"-L with an unmatched quote", "1\n2 \"3\n", []string{"-L1", "echo", "x"}},

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"strconv"
+
 	"github.com/spf13/pflag"
 
 	"fan/runner"
@@ -103,6 +105,26 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 		fl := f.Lookup(name)
 		fl.Value = &ordered{Value: fl.Value, name: name, last: o.last}
 	}
+}
+
+// decimalInts makes every int flag take decimal digits only, as GNU
+// parallel's and xargs's do (pflag alone would read -n 0x10 as 16).
+func decimalInts(f *pflag.FlagSet) {
+	f.VisitAll(func(fl *pflag.Flag) {
+		if fl.Value.Type() == "int" {
+			fl.Value = decimal{fl.Value}
+		}
+	})
+}
+
+// decimal is an int flag value that refuses anything but decimal digits.
+type decimal struct{ pflag.Value }
+
+func (d decimal) Set(s string) error {
+	if _, err := strconv.Atoi(s); err != nil {
+		return err // a *strconv.NumError: see flagErrorText
+	}
+	return d.Value.Set(s)
 }
 
 // ordered is a flag value that records when it was last set.

@@ -103,6 +103,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	f.SetInterspersed(false) // everything after the command is the command's
 	f.SortFlags = false
 	addFlags(f, o)
+	decimalInts(f)
 	registerCompletions(c)
 	return c
 }
