@@ -215,8 +215,10 @@ func (p *Progress) draw(now time.Time) {
 // line is the display's text for the counts so far.
 func (p *Progress) line(now time.Time, cols int) string {
 	s := p.stats
-	done := s.Read() + s.Skipped
-	read := max(p.Intake.Read.Load(), done)
+	// Jobs that ran (or an earlier run did); items a drain kept from
+	// starting are not done, nor left to do: they leave the total.
+	done := s.OK + s.Failed + s.Skipped
+	read := max(p.Intake.Read.Load()-s.NotStarted, done)
 	ended := p.Intake.Ended.Load()
 	switch p.Mode {
 	case ProgressETA:

@@ -174,3 +174,14 @@ func TestProgressWaitsForLineEnd(t *testing.T) {
 		t.Fatalf("no display once the line ended: %q", b)
 	}
 }
+
+// TestProgressNotStarted: items a drain kept from starting are neither done
+// nor left to do: the bar counts the jobs that ran against those that will.
+func TestProgressNotStarted(t *testing.T) {
+	p := &Progress{Mode: ProgressBar, Intake: &Intake{}}
+	p.Intake.Read.Store(20)
+	p.stats = Stats{OK: 1, NotStarted: 18}
+	if line := p.line(time.Now(), 120); !strings.Contains(line, "(1/2,") {
+		t.Errorf("bar after a drain: %q, want 1 done of 2", line)
+	}
+}
