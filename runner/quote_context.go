@@ -1,6 +1,9 @@
 package runner
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // Where a replacement string stands in the shell quoting of the template's
 // own text. fan quotes every value for the place it lands in, so that an
@@ -31,11 +34,16 @@ type quoteFrame struct {
 
 // markQuotes records on each token of parts the quoting it stands in, and
 // whether an unpaired backslash right before it would escape its first
-// character. It follows '...', "...", backslashes, $(...) and `...`; it
-// is not a shell parser (here-documents, case patterns and ${...} are not
-// followed), but the quoting it gets wrong can only be one the template
-// made unusual on purpose. A token inside `...` is errBackquote.
+// character. It follows '...', "...", backslashes, $(...) and `...`. It is
+// not a shell parser: in a template with what it does not follow (a
+// comment or a here-document, whose quotes are text, or a case pattern,
+// whose ')' is not a $(...)'s), it places nothing and every value is
+// quoted as a bare word, as before it. A token inside `...` is
+// errBackquote.
 func markQuotes(parts []part) error {
+	if beyondScan(parts) {
+		return nil
+	}
 	var err error
 	stack := []quoteFrame{{ctx: unquoted}}
 	escaped := false
@@ -88,6 +96,30 @@ func markQuotes(parts []part) error {
 		}
 	}
 	return err
+}
+
+// beyondScan reports whether the template's text holds what markQuotes
+// does not follow: '#' (a comment may start there), "<<" (a
+// here-document) or the word "case".
+func beyondScan(parts []part) bool {
+	for _, p := range parts {
+		if p.tok != nil {
+			continue
+		}
+		if strings.Contains(p.lit, "#") || strings.Contains(p.lit, "<<") {
+			return true
+		}
+		for _, w := range strings.FieldsFunc(p.lit, func(r rune) bool { return !isWordRune(r) }) {
+			if w == "case" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 }
 
 // appendUnescape appends, for a token after an unpaired backslash, a

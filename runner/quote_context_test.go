@@ -2,7 +2,9 @@ package runner
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +88,29 @@ func TestQuotedTemplatesKeepData(t *testing.T) {
 			got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 			if want := c.want(s); !equalArgs(got, want) {
 				t.Errorf("template %q, item %q:\ngot  %q\nwant %q\nline %s", c.words, s, got, want, cmd.Args[2])
+			}
+		}
+	}
+}
+
+// TestQuotingBeyondScan: where the template holds what markQuotes does not
+// follow (a comment or a here-document with a quote in it, a case pattern
+// in $(...)), values are quoted as bare words, and no item runs as code.
+func TestQuotingBeyondScan(t *testing.T) {
+	dir := t.TempDir()
+	for _, line := range []string{
+		"echo x # don't\necho {}",
+		"cat <<EOF >/dev/null\nit's\nEOF\necho {}",
+		`echo "$(case q in q) echo {};; esac)"`,
+	} {
+		tmpl := NewTemplate(TemplateOptions{Words: []string{line}})
+		for _, s := range nastyStrings {
+			cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{"a;touch pwned;" + s}}, 1)
+			c := exec.Command(cmd.Path, cmd.Args[1:]...)
+			c.Dir = dir
+			c.Run()
+			if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+				t.Fatalf("template %q, item %q ran as code: %s", line, s, cmd.Args[2])
 			}
 		}
 	}
