@@ -34,16 +34,22 @@ type Gate struct {
 	closed atomic.Bool
 	// partial is set by the Splitter reading through the gate while it
 	// holds the start of a record: a closed gate still lets it read the
-	// rest, if that comes within finishWait, so that a drain does not
-	// leave half an item consumed and half in the pipe.
+	// rest, a byte at a time (nothing after the record is taken), once
+	// per close, at most finishMax bytes and only while each comes within
+	// finishWait, so that a drain does not leave half an item consumed and
+	// half in the pipe.
 	partial atomic.Bool
+	rest    atomic.Int64 // bytes the closed gate may still read for it; -1 once used up
 	fd      int // r's descriptor, when Read waits in poll; else -1
 	wake    int // an eventfd that Close makes readable; -1 without fd
 }
 
-// finishWait is how long a closed gate waits for the rest of a record
-// (see Gate.partial).
-const finishWait = 50 * time.Millisecond
+// finishWait is how long a closed gate waits for each byte of the rest of
+// a record, and finishMax the most it reads of it (see Gate.partial).
+const (
+	finishWait = 50 * time.Millisecond
+	finishMax  = 16 << 10
+)
 
 // NewGate returns an open Gate over r.
 func NewGate(r io.Reader) *Gate {
@@ -86,10 +92,13 @@ func (g *Gate) Read(p []byte) (int, error) {
 	if g.fd >= 0 && !g.closed.Load() {
 		g.await()
 	}
-	if g.closed.Load() && !(g.partial.Load() && g.restReady()) {
+	if !g.closed.Load() {
+		return g.r.Read(p)
+	}
+	if !g.partial.Load() || g.rest.Add(-1) < 0 || !g.restReady() {
 		return 0, ErrStopped
 	}
-	return g.r.Read(p)
+	return g.r.Read(p[:min(len(p), 1)])
 }
 
 // restReady reports, for a closed gate, whether the rest of a record can
@@ -123,7 +132,10 @@ func (g *Gate) await() {
 // Close closes the gate: every later Read returns ErrStopped, and a Read
 // waiting in poll wakes to return it.
 func (g *Gate) Close() {
-	g.closed.Store(true)
+	if !g.closed.Load() {
+		g.rest.Store(finishMax) // before closed: a Read that sees closed sees it
+		g.closed.Store(true)
+	}
 	if g.wake >= 0 {
 		one := [8]byte{1}
 		unix.Write(g.wake, one[:])

@@ -84,3 +84,39 @@ func TestGateFinishesRecord(t *testing.T) {
 		t.Fatalf("left in the pipe: %q, want \"e\\n\"", rest)
 	}
 }
+
+// TestGateFinishesOnce: after the gate closes, only the record begun then
+// is finished, however fast the producer goes on writing records that
+// each end in the next one's start: the drain ends.
+func TestGateFinishesOnce(t *testing.T) {
+	r, w := pipe(t)
+	g := NewGate(r)
+	s := NewSplitter(g, []byte("\n"))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		w.Write([]byte("x"))
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+				if _, err := w.Write([]byte("\nx")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	if _, err := s.Next(); err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	for n := 0; ; n++ {
+		if _, err := s.Next(); errors.Is(err, ErrStopped) {
+			break
+		}
+		if n > 100 {
+			t.Fatal("the splitter still reads records 100 records after the gate closed")
+		}
+	}
+}

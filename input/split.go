@@ -56,8 +56,11 @@ func (s *Splitter) Next() (string, error) {
 			}
 			return string(s.acc), nil
 		case errors.Is(err, ErrStopped) && len(s.acc) > 0 && s.gate != nil && !s.gate.partial.Load():
-			s.gate.partial.Store(true) // read on to the record's end
-			defer s.gate.partial.Store(false)
+			s.gate.partial.Store(true) // read on to the record's end, once
+			defer func() {
+				s.gate.partial.Store(false)
+				s.gate.rest.Store(-1)
+			}()
 		default:
 			return "", err
 		}
