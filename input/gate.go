@@ -40,8 +40,8 @@ type Gate struct {
 	// half in the pipe.
 	partial atomic.Bool
 	rest    atomic.Int64 // bytes the closed gate may still read for it; -1 once used up
-	fd      int // r's descriptor, when Read waits in poll; else -1
-	wake    int // an eventfd that Close makes readable; -1 without fd
+	fd      int          // r's descriptor, when Read waits in poll; else -1
+	wake    int          // an eventfd that Close makes readable; -1 without fd
 }
 
 // finishWait is how long a closed gate waits for each byte of the rest of
