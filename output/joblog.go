@@ -140,10 +140,13 @@ func parseJoblog(r io.Reader) (map[int64]int, error) {
 		}
 		seq, exit, ok := joblogLine(text)
 		switch {
+		case cut:
+			// Its job is not done, even if the line looks whole: the
+			// line is dropped before new ones are appended (dropCutLine),
+			// so the job must run again and be logged again.
+			return done, nil
 		case ok:
 			done[seq] = exit
-		case cut:
-			return done, nil // its job is not done: it runs again
 		default:
 			return nil, fmt.Errorf("line %d is not a joblog line", line)
 		}
