@@ -12,15 +12,20 @@ const fdReserve = 64
 // open files". A running job holds its pidfd, unless -u the two files its
 // output is captured in, and with --line-buffer the sink's copies of them
 // (perJob); a finished result waiting to be written holds up to two files.
-// Half of what is left after fdReserve goes to running jobs; the -k window
-// gets what they leave. jobs 0 (no limit) becomes that half too.
-func fitDescriptors(limit, jobs, window, perJob int) (int, int) {
+// Without -k (keepOrder), a few results wait, up to one a job: running
+// jobs get what is left after fdReserve, perJob and two each. With -k, a
+// window of results waits behind the oldest job: running jobs get half,
+// the window the rest. jobs 0 (no limit) becomes that share too.
+func fitDescriptors(limit, jobs, window, perJob int, keepOrder bool) (int, int) {
 	avail := max(limit-fdReserve, 2*perJob)
-	most := max(1, avail/2/perJob)
+	most := max(1, avail/(perJob+2))
+	if keepOrder {
+		most = max(1, avail/2/perJob)
+	}
 	if jobs == 0 || jobs > most {
 		jobs = most
 	}
-	if window > 0 {
+	if keepOrder && window > 0 {
 		window = min(window, jobs+max(0, (avail-jobs*perJob)/2))
 	}
 	return jobs, window

@@ -54,19 +54,22 @@ func TestParseJobs(t *testing.T) {
 func TestFitDescriptors(t *testing.T) {
 	for _, c := range []struct {
 		limit, jobs, window, per int
+		keep                     bool
 		wantJobs, wantWindow     int
 	}{
-		{1 << 20, 8, 4104, 3, 8, 4104},       // plenty: unchanged
-		{1024, 2, 4098, 3, 2, 2 + (960-6)/2}, // -k behind a slow job: the window shrinks
-		{1024, 0, 4096, 3, 160, 160 + 240},   // -j 0: half the descriptors, 3 a job
-		{1024, 500, 4596, 5, 96, 96 + 240},   // --line-buffer: 5 a job
-		{1024, 600, 0, 1, 480, 0},            // -u, no window
-		{10, 4, 100, 3, 1, 1 + 1},            // a tiny limit still runs one job
+		{1 << 20, 8, 4104, 3, true, 8, 4104},       // plenty: unchanged
+		{1024, 2, 4098, 3, true, 2, 2 + (960-6)/2}, // -k behind a slow job: the window shrinks
+		{1024, 0, 4096, 3, true, 160, 160 + 240},   // -k -j 0: half the descriptors, 3 a job
+		{1024, 0, 4096, 3, false, 192, 4096},       // -j 0: 3 a job and 2 for its result
+		{1024, 500, 4596, 5, false, 137, 4596},     // --line-buffer: 5 a job
+		{1024, 600, 0, 1, false, 320, 0},           // -u
+		{256, 60, 4156, 3, false, 38, 4156},        // ulimit -n 256: -j 60 is lowered
+		{10, 4, 100, 3, true, 1, 1 + 1},            // a tiny limit still runs one job
 	} {
-		jobs, window := fitDescriptors(c.limit, c.jobs, c.window, c.per)
+		jobs, window := fitDescriptors(c.limit, c.jobs, c.window, c.per, c.keep)
 		if jobs != c.wantJobs || window != c.wantWindow {
-			t.Errorf("fitDescriptors(%d, %d, %d, %d) = %d, %d; want %d, %d",
-				c.limit, c.jobs, c.window, c.per, jobs, window, c.wantJobs, c.wantWindow)
+			t.Errorf("fitDescriptors(%d, %d, %d, %d, %v) = %d, %d; want %d, %d",
+				c.limit, c.jobs, c.window, c.per, c.keep, jobs, window, c.wantJobs, c.wantWindow)
 		}
 	}
 }

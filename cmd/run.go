@@ -86,6 +86,9 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
 	pool := newPool(o, c, env, books, st, &halted)
+	if c.jobs > 0 && pool.Jobs < c.jobs && !o.DryRun {
+		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed the open-file limit (ulimit -n %d)\n", pool.Jobs, c.jobs, openFileLimit())
+	}
 	if c.halt.Percent {
 		// As GNU parallel: a percentage of the jobs needs their number.
 		reader.Prefetch = true
@@ -186,7 +189,7 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 // newPool builds the runner stage. When --halt fires, it records how the
 // run stood in halted and stops the intake (and, with now, the jobs).
 func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) *runner.Pool {
-	jobs, win := fitDescriptors(openFileLimit(), c.jobs, window()+c.jobs, descriptorsPerJob(o))
+	jobs, win := fitDescriptors(openFileLimit(), c.jobs, window()+c.jobs, descriptorsPerJob(o), o.KeepOrder)
 	return &runner.Pool{
 		Jobs:       jobs,
 		Template:   c.template,
