@@ -177,7 +177,11 @@ func (p *Progress) Done() {
 	if p.ticker != nil {
 		p.ticker.Stop()
 	}
-	if (p.Mode == ProgressETA || p.Mode == ProgressGNU) && !p.midLine {
+	if p.Mode == ProgressETA || p.Mode == ProgressGNU {
+		if p.midLine {
+			p.write("\n") // the final line is kept: it starts a line of its own
+			p.midLine = false
+		}
 		p.draw(time.Now())
 		p.write("\n")
 		p.shown = 0
