@@ -115,7 +115,7 @@ func (l *link) next() ([]string, error) {
 				t[i] = rec
 				continue
 			case errors.Is(err, ErrStopped):
-				return t[:i], err
+				return l.taken(t[:i]), err
 			case err != io.EOF:
 				return nil, err
 			}
@@ -129,6 +129,18 @@ func (l *link) next() ([]string, error) {
 		l.pos[i]++
 	}
 	return t, nil
+}
+
+// taken returns the records of a tuple cut short that were read from
+// their sources, leaving out those repeated from a source that had ended.
+func (l *link) taken(t []string) []string {
+	var out []string
+	for i, rec := range t {
+		if !l.done[i] {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 func (l *link) allDone() bool {

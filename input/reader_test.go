@@ -264,3 +264,21 @@ func stopAfter(t *testing.T, r *Reader, n int64) []string {
 	}
 	return got
 }
+
+// TestReaderLinkStopKeepsOnlyTaken: a --link tuple cut short by a drain
+// gives the records read from their sources, not those repeated from a
+// source that had already ended (they are not consumed input).
+func TestReaderLinkStopKeepsOnlyTaken(t *testing.T) {
+	for round := 0; round < 50; round++ {
+		short := NewList([]string{"a"})
+		long := NewList(strings.Fields(strings.Repeat("b ", 500)))
+		r := &Reader{Sources: []Source{short, long}, Gates: []Closer{short, long}, Link: true}
+		got := stopAfter(t, r, 3)
+		if n := strings.Count(strings.Join(got, ""), "b"); n != long.i {
+			t.Fatalf("%d records taken from the long source, %d went out", long.i, n)
+		}
+		if len(got) != 2*long.i {
+			t.Fatalf("records %q: want each b with its repeated a, and nothing more", got)
+		}
+	}
+}
