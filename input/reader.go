@@ -64,8 +64,8 @@ type Reader struct {
 // Gates wakes a read waiting on a pipe or terminal, and a read that cannot
 // be woken is left behind in a goroutine of its own. Items that were
 // completely read when ctx ended, including those still in the sources'
-// buffers and those a stop cut short, are still sent. The error is nil at the end
-// of input and ctx.Err() when ctx ended the reading.
+// buffers and those a stop cut short, are still sent. The error is nil at
+// the end of input and ctx.Err() when ctx ended the reading.
 func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
 	type next struct {
