@@ -30,6 +30,10 @@ import (
 //	                        its contents match REGEXP
 //	gone WORD               wait (up to 10s) until no process has WORD as one
 //	                        of its arguments: no job or orphan survived
+//	stopped [WORD]          wait (up to 10s) until the program start started
+//	                        (or, with WORD, every process that has WORD as
+//	                        one of its arguments) is stopped (state T); with
+//	                        !, until it is running again
 //	spooled DIR             the last background command (which must be fan
 //	                        itself, not a shell around it) holds open files
 //	                        in DIR that are all unlinked, and DIR has no
@@ -43,6 +47,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"waitfor": cmdWaitFor,
 	"gone":    cmdGone,
 	"spooled": cmdSpooled,
+	"stopped": cmdStopped,
 }
 
 func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
@@ -212,6 +217,43 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+func cmdStopped(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) > 1 {
+		ts.Fatalf("usage: [!] stopped [WORD]")
+	}
+	pids := func() []int { return []int{startedBy(ts).cmd.Process.Pid} }
+	if len(args) == 1 {
+		pids = func() []int { return processesWith(args[0]) }
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ps := pids()
+		stopped := 0
+		for _, pid := range ps {
+			if processState(pid) == 'T' {
+				stopped++
+			}
+		}
+		if len(ps) > 0 && (neg && stopped == 0 || !neg && stopped == len(ps)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%d of processes %v stopped", stopped, ps)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processState is the state letter of a process (R, S, T, Z, ...), or 0
+// when it cannot be read.
+func processState(pid int) byte {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if i := bytes.LastIndexByte(stat, ')'); err == nil && i > 0 && i+2 < len(stat) {
+		return stat[i+2]
+	}
+	return 0
+}
+
 // processesWith lists the live (not zombie) processes that have word as one
 // of their arguments.
 func processesWith(word string) []int {
@@ -222,14 +264,12 @@ func processesWith(word string) []int {
 		if err != nil || len(cmdline) == 0 {
 			continue
 		}
-		if stat, err := os.ReadFile(d + "/stat"); err == nil {
-			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-				continue
-			}
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		if processState(pid) == 'Z' {
+			continue
 		}
 		for _, a := range bytes.Split(cmdline, []byte{0}) {
 			if string(a) == word {
-				pid, _ := strconv.Atoi(filepath.Base(d))
 				pids = append(pids, pid)
 				break
 			}

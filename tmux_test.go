@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -174,5 +175,43 @@ exec sleep 600
 	term.waitForText("<xargs done>")
 	if screen := term.screen(); strings.Contains(screen, "%") || !strings.Contains(screen, "x4") {
 		t.Errorf("--xargs drew a bar (or lost output):\n%s", screen)
+	}
+}
+
+// TestCtrlZ: Ctrl-Z at the terminal suspends the jobs with fan (they are
+// outside the terminal's foreground group, so fan passes the stop on), and
+// fg continues them all.
+func TestCtrlZ(t *testing.T) {
+	dir := t.TempDir()
+	term := newTmux(t, fmt.Sprintf(`cd %q
+set -m
+"$fan" -j2 'touch z.{}; sleep 1000.6{} & wait; echo "finished {}"' ::: 1 2
+echo "<stopped $?>"
+read go
+fg
+echo "<fg exited $?>"
+exec sleep 600
+`, dir))
+	term.waitFor("both jobs to start", func() bool {
+		return exists(filepath.Join(dir, "z.1"))() && exists(filepath.Join(dir, "z.2"))()
+	})
+	term.waitFor("both sleeps to start", func() bool { return len(processesWith("1000.61"))+len(processesWith("1000.62")) == 2 })
+	term.run("send-keys", "C-z")
+	term.waitForText("<stopped ")
+	for _, word := range []string{"1000.61", "1000.62"} {
+		for _, pid := range processesWith(word) {
+			term.waitFor("job "+word+" to stop", func() bool { return processState(pid) == 'T' })
+			// The TERM takes effect once fg continues the sleep; then the
+			// job prints and ends.
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
+	}
+	term.run("send-keys", "go", "Enter")
+	term.waitForText("<fg exited")
+	screen := term.screen()
+	for _, want := range []string{"finished 1", "finished 2", "<fg exited 0>"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("after Ctrl-Z and fg the screen lacks %q:\n%s", want, screen)
+		}
 	}
 }

@@ -82,6 +82,11 @@ each job's whole process group) and counted as failed; fan exits 130.
 .TP
 .B third signal
 fan kills every job's process group with SIGKILL and exits at once.
+.TP
+.B SIGTSTP (Ctrl\-Z)
+fan sends SIGTSTP to every running job's process group and stops itself;
+SIGCONT (\fBfg\fR, \fBbg\fR) continues the jobs with it.
+Time spent suspended does not count against \fB\-\-timeout\fR.
 .PP
 The exit status is 130 whenever a signal cut the run short, even when the
 drain completed.
@@ -89,7 +94,9 @@ With \fB\-\-joblog\fR, \fB\-\-resume\fR runs exactly what an interrupted
 run left.
 A closed stdout (SIGPIPE) ends the run quietly, with status 141; running
 jobs are stopped with the termseq.
-No process of any job survives fan, whichever way it ends.
+No process of any job survives fan, whichever way it ends, except when fan
+itself is killed with SIGKILL: then the kernel ends each job's main process,
+but not what a shell job started beneath it.
 .SH ENVIRONMENT
 .TP
 .B FAN_SEQ

@@ -111,6 +111,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	drain := newDrain(c, pool, sink, st)
 	stopSignals := watchSignals(drain)
 	defer stopSignals()
+	defer watchStops(pool)()
 
 	// The read-ahead: a few items a slot, within bounds that a -j of
 	// millions or none (0) does not turn into an allocation of gigabytes.

@@ -96,6 +96,7 @@ type Pool struct {
 
 	window  chan struct{}
 	slots   slots
+	groups  groups
 	devnull *os.File
 	taken   atomic.Int64
 	running atomic.Int64
@@ -352,6 +353,8 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		timedOut() // releases the timer
 		return p.cannotStart(r, err)
 	}
+	p.groups.add(pr.pid)
+	pr.listed = &p.groups
 	block := p.running.Add(1) <= blockingWaits
 	ws, killed := pr.wait(jctx, p.kill(), p.TermSeq, block) // killed: fan ended it (timeout, drain, halt)
 	p.running.Add(-1)

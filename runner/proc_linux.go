@@ -28,6 +28,8 @@ type proc struct {
 
 	pollOnce sync.Once
 	polled   *os.File // the pidfd on the netpoller, made at first need
+
+	listed *groups // where the group is listed, to come off before the reap
 }
 
 // spawn starts c in a new process group with the given stdin, stdout and
@@ -88,6 +90,9 @@ func (p *proc) wait(ctx, kill context.Context, seq TermSeq, block bool) (ws sysc
 		terminated = true
 	}
 	p.signal(unix.SIGKILL)
+	if p.listed != nil {
+		p.listed.remove(p.pid)
+	}
 	for {
 		_, err := syscall.Wait4(p.pid, &ws, 0, nil)
 		if err != syscall.EINTR {
@@ -140,12 +145,21 @@ func (p *proc) signal(sig syscall.Signal) {
 
 // terminate walks the termination sequence until the leader exits; if it
 // outlives the sequence, or kill ends first, the group is killed and awaited.
+// Each signal that neither kills nor stops is followed by SIGCONT, so that a
+// stopped job gets to act on it.
 func (p *proc) terminate(kill context.Context, seq TermSeq) {
 	for _, step := range seq {
 		if kill.Err() != nil {
 			break
 		}
 		p.signal(step.Signal)
+		switch step.Signal {
+		case unix.SIGKILL, unix.SIGCONT, unix.SIGSTOP, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU:
+		default:
+			// A stopped job acts on the signal only once continued (as
+			// GNU timeout does, and a shell's kill for a stopped job).
+			p.signal(unix.SIGCONT)
+		}
 		if p.awaitExit(kill, max(step.Wait, time.Millisecond)) {
 			return
 		}

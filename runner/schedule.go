@@ -110,7 +110,8 @@ func (r *runtimes) median() time.Duration {
 }
 
 // deadline returns the context a job runs under, with its timeout, and a
-// function that tells afterwards whether the timeout ended the job.
+// function that tells afterwards whether the timeout ended the job. Time
+// the run spends suspended (Ctrl-Z) does not count.
 func (p *Pool) deadline(ctx context.Context) (context.Context, func() bool) {
 	d := p.Timeout.Fixed
 	if p.Timeout.Percent > 0 {
@@ -121,11 +122,50 @@ func (p *Pool) deadline(ctx context.Context) (context.Context, func() bool) {
 	if d <= 0 {
 		return ctx, func() bool { return false }
 	}
-	jctx, cancel := context.WithTimeoutCause(ctx, d, errTimedOut)
+	jctx, cancel := context.WithCancelCause(ctx)
+	now := time.Now()
+	t := &jobTimer{groups: &p.groups, limit: d, start: now, paused: p.groups.pausedAt(now), cancel: cancel}
+	t.mu.Lock()
+	t.timer = time.AfterFunc(d, t.fire)
+	t.mu.Unlock()
 	return jctx, func() bool {
-		defer cancel()
+		t.stop()
 		return context.Cause(jctx) == errTimedOut
 	}
+}
+
+// jobTimer ends a job's context once the job has run for limit, not
+// counting the time the run spent suspended meanwhile.
+type jobTimer struct {
+	groups *groups
+	limit  time.Duration
+	start  time.Time
+	paused time.Duration // groups.pausedAt(start)
+
+	mu     sync.Mutex
+	timer  *time.Timer
+	cancel context.CancelCauseFunc
+}
+
+// fire ends the job, or waits on for as long as the run was suspended.
+func (t *jobTimer) fire() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := time.Now()
+	ran := now.Sub(t.start) - (t.groups.pausedAt(now) - t.paused)
+	if left := t.limit - ran; left > 0 {
+		t.timer.Reset(left)
+		return
+	}
+	t.cancel(errTimedOut)
+}
+
+// stop releases the timer and the context.
+func (t *jobTimer) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.timer.Stop()
+	t.cancel(context.Canceled)
 }
 
 type timeoutError struct{}
