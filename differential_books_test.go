@@ -94,6 +94,8 @@ func TestJoblogLikeParallel(t *testing.T) {
 		`$TOOL --joblog log 'echo {}; echo err >&2' ::: x yy`,
 		`$TOOL --joblog log 'kill -TERM $$' ::: 1`,
 		`$TOOL --joblog log --timeout 1 'sleep {}' ::: 0.1 5`,
+		// A job --halt now stops has no line: it did not finish.
+		`$TOOL -j2 --joblog log --halt now,fail=1 'sleep {}; exit 1' ::: 5 0.2`,
 	} {
 		t.Run(script, func(t *testing.T) {
 			fanDir, parDir := t.TempDir(), t.TempDir()
@@ -119,6 +121,10 @@ func TestResumeLikeParallel(t *testing.T) {
 		first + `$TOOL -j1 --joblog log --resume-failed 'echo run {}' ::: 1 2 3 4 5 6; $TOOL -j1 --joblog log --resume-failed 'echo again {}' ::: 1 2 3 4 5 6`,
 		// --halt stops the first run half way; --resume runs the rest.
 		`$TOOL -j1 --joblog log --halt now,fail=1 'echo run {}; test {} -ne 2' ::: 1 2 3 4 >/dev/null; $TOOL -j1 --joblog log --resume 'echo run {}' ::: 1 2 3 4`,
+		// A job that --halt now stopped runs again on --resume.
+		`$TOOL -j2 --joblog log --halt now,fail=1 'sleep {}; exit 1' ::: 5 0.2 >/dev/null; $TOOL -j1 -k --joblog log --resume 'echo run {}' ::: 5 0.2 7`,
+		// A job a signal ended on its own failed: --resume-failed runs it again.
+		`$TOOL -j1 --joblog log 'test -e done{} || { touch done{}; kill -9 $$; }' ::: a b; $TOOL -j1 -k --joblog log --resume-failed 'echo run {}' ::: a b`,
 	} {
 		t.Run(script, func(t *testing.T) { bothTools(t, script) })
 	}

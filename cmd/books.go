@@ -15,15 +15,15 @@ import (
 type books struct {
 	joblog   *output.Joblog
 	failures *output.Failures
-	done     map[int64]int // job number → exit value, from --resume's joblog
-	failed   bool          // --resume-failed: re-run jobs that failed
+	done     map[int64]bool // job number → it succeeded, from --resume's joblog
+	failed   bool           // --resume-failed: re-run jobs that failed
 }
 
 // openBooks reads the joblog of an earlier run when resuming and creates
-// the joblog and failures files, all before any job starts, so that an
-// unusable path is reported before anything runs. A path that is one of
-// the run's inputs (a file, or stdin redirected from it) is refused: it
-// would be emptied before it is read.
+// the joblog and failures files (not for --dry-run), all before any job
+// starts, so that an unusable path is reported before anything runs. A
+// path that is one of the run's inputs (a file, or stdin redirected from
+// it) is refused: it would be emptied before it is read.
 func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 	for _, out := range []struct{ flag, path string }{{"--failures", o.Failures}, {"--joblog", o.Joblog}} {
 		if in := inputFileAt(out.path, c.sources, stdin); in != "" {
@@ -42,6 +42,11 @@ func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 			return nil, &inputError{fmt.Errorf("--joblog %q cannot be resumed from: %v", o.Joblog, err)}
 		}
 		b.done = done
+	}
+	if o.DryRun {
+		// Nothing runs, so there is nothing to record: the files stay as
+		// they were (GNU parallel's dry run logs to /dev/null).
+		return b, nil
 	}
 	if o.Joblog != "" {
 		j, err := output.OpenJoblog(o.Joblog, o.Resume || o.ResumeFailed)
@@ -64,11 +69,11 @@ func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 
 // skip tells whether the earlier run did job seq (nil without --resume).
 func (b *books) skip(seq int64) bool {
-	exit, ok := b.done[seq]
+	succeeded, ok := b.done[seq]
 	if !ok {
 		return false
 	}
-	return !b.failed || exit == 0
+	return !b.failed || succeeded
 }
 
 // close closes the books. keep says that the run got under way: a book

@@ -38,9 +38,12 @@ func OpenJoblog(path string, appendTo bool) (*Joblog, error) {
 	return &Joblog{f: f, w: bufio.NewWriter(f), header: !appendTo || f.size() == 0}, nil
 }
 
-// Add writes the line of one result. Jobs that never started have none.
+// Add writes the line of one result. Jobs that never started have none,
+// and neither do jobs the run stopped (a drain, --halt now), as in GNU
+// parallel: they did not finish, so --resume runs them again. A job its
+// --timeout ended has its line, with Exitval -1 and signal 15.
 func (j *Joblog) Add(r *runner.Result, received int64) error {
-	if r.NotStarted || r.DryRun {
+	if r.NotStarted || r.DryRun || r.Stopped() {
 		return nil
 	}
 	start := float64(r.Start.UnixNano()) / 1e9
@@ -107,13 +110,14 @@ func dropCutLine(path string) error {
 	return f.Truncate(end)
 }
 
-// ReadJoblog reads a joblog written earlier and returns the exit value of
-// the last line of each job number (--resume, --resume-failed). A missing
-// file is an empty log.
-func ReadJoblog(path string) (map[int64]int, error) {
+// ReadJoblog reads a joblog written earlier and tells, for each job it
+// logs, whether the job succeeded: exit value 0 and no signal, as GNU
+// parallel's --resume-failed judges it. The last line of a job number
+// counts. A missing file is an empty log.
+func ReadJoblog(path string) (map[int64]bool, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[int64]int{}, nil
+		return map[int64]bool{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -122,8 +126,8 @@ func ReadJoblog(path string) (map[int64]int, error) {
 	return parseJoblog(f)
 }
 
-func parseJoblog(r io.Reader) (map[int64]int, error) {
-	done := map[int64]int{}
+func parseJoblog(r io.Reader) (map[int64]bool, error) {
+	done := map[int64]bool{}
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		text, err := br.ReadString('\n')
@@ -138,7 +142,7 @@ func parseJoblog(r io.Reader) (map[int64]int, error) {
 		if line == 1 && strings.HasPrefix(text, "Seq\t") {
 			continue
 		}
-		seq, exit, ok := joblogLine(text)
+		seq, succeeded, ok := joblogLine(text)
 		switch {
 		case cut:
 			// Its job is not done, even if the line looks whole: the
@@ -146,20 +150,22 @@ func parseJoblog(r io.Reader) (map[int64]int, error) {
 			// so the job must run again and be logged again.
 			return done, nil
 		case ok:
-			done[seq] = exit
+			done[seq] = succeeded
 		default:
 			return nil, fmt.Errorf("line %d is not a joblog line", line)
 		}
 	}
 }
 
-// joblogLine reads the job number and exit value of a joblog line.
-func joblogLine(text string) (seq int64, exit int, ok bool) {
+// joblogLine reads the job number of a joblog line and whether its job
+// succeeded (Exitval and Signal both 0).
+func joblogLine(text string) (seq int64, succeeded, ok bool) {
 	f := strings.SplitN(text, "\t", 9)
 	if len(f) < 9 {
-		return 0, 0, false
+		return 0, false, false
 	}
 	seq, err1 := strconv.ParseInt(f[0], 10, 64)
 	exit, err2 := strconv.Atoi(f[6])
-	return seq, exit, err1 == nil && err2 == nil
+	sig, err3 := strconv.Atoi(f[7])
+	return seq, exit == 0 && sig == 0, err1 == nil && err2 == nil && err3 == nil
 }

@@ -298,9 +298,6 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		r.DryRun = true
 		return r
 	}
-	if p.Announce != nil {
-		p.Announce <- r.Command
-	}
 	r.Start = time.Now()
 	if r.Command.Err != nil {
 		return p.cannotStart(r, r.Command.Err)
@@ -326,6 +323,11 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		p.discard(&r)
 		return r
 	}
+	// After its --delay, the job is announced (-t) and timed from here.
+	if p.Announce != nil {
+		p.Announce <- r.Command
+	}
+	r.Start = time.Now()
 	if p.Started != nil {
 		p.Started(&r)
 	}

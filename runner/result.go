@@ -45,6 +45,13 @@ type Result struct {
 	held bool // holds a place in the pool's window until released
 }
 
+// Stopped reports whether fan ended the job before it finished on its own
+// for a reason of the run's (a drain, --halt now, a write error of fan's),
+// not the job's own --timeout.
+func (r *Result) Stopped() bool {
+	return r.Status == -1 && !r.NotStarted && !r.TimedOut && r.Err == nil
+}
+
 // OK reports whether the job ran and exited 0.
 func (r *Result) OK() bool {
 	return !r.NotStarted && r.Err == nil && r.Status == 0 && r.Signal == 0
