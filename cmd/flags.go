@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -105,6 +106,23 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 		fl := f.Lookup(name)
 		fl.Value = &ordered{Value: fl.Value, name: name, last: o.last}
 	}
+}
+
+// mayBeEmpty are the string flags whose empty value means something: a tag
+// of no text, no end-of-input string.
+var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true}
+
+// refuseEmpty fails on a string flag given an empty value (-j '', --halt
+// ''), which would otherwise quietly mean the default, as if it had not
+// been given.
+func refuseEmpty(f *pflag.FlagSet, xargs bool) error {
+	var err error
+	f.Visit(func(fl *pflag.Flag) {
+		if err == nil && fl.Value.Type() == "string" && fl.Value.String() == "" && !mayBeEmpty[fl.Name] {
+			err = &usageError{msg: fmt.Sprintf("--%s: the value is empty (give one, see fan --help)", fl.Name), xargs: xargs}
+		}
+	})
+	return err
 }
 
 // decimalInts makes every int flag take decimal digits only, as GNU

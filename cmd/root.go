@@ -58,6 +58,9 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 		Version: Version,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := refuseEmpty(c.Flags(), o.Xargs); err != nil {
+				return err
+			}
 			if o.Completion != "" {
 				return writeCompletion(c, o.Completion, stdout)
 			}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,7 +59,7 @@ func ParseHalt(s string) (Halt, error) {
 	h.Why = what
 	n, h.Percent = strings.CutSuffix(n, "%")
 	v, err := strconv.ParseFloat(n, 64)
-	if err != nil || v <= 0 || (h.Percent && v > 100) {
+	if err != nil || v <= 0 || (h.Percent && v > 100) || (!h.Percent && v != math.Trunc(v)) {
 		return Halt{}, bad
 	}
 	h.Count = v
