@@ -112,8 +112,8 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 // of no text, no end-of-input string.
 var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true}
 
-// refuseEmpty fails on a string flag given an empty value (-j '', --halt
-// ''), which would otherwise quietly mean the default, as if it had not
+// refuseEmpty fails on a string flag given an empty value (-j ”, --halt
+// ”), which would otherwise quietly mean the default, as if it had not
 // been given.
 func refuseEmpty(f *pflag.FlagSet, xargs bool) error {
 	var err error

@@ -99,3 +99,50 @@ func state(pid int) string {
 	}
 	return ""
 }
+
+// A job started before any job succeeded gets its N% timeout from the first
+// success (GNU parallel's hung first job), and a running job's limit moves
+// with the median.
+func TestPercentTimeoutFollowsMedian(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &Pool{Timeout: Timeout{Percent: 200}}
+		hung, hungTimedOut := p.deadline(context.Background())
+		time.Sleep(10 * time.Second)
+		if hung.Err() != nil {
+			t.Fatal("a job timed out before any median existed")
+		}
+		p.medians.add(time.Second) // limit 2 s; the hung job has run 10 s
+		synctest.Wait()
+		if hung.Err() == nil || !hungTimedOut() {
+			t.Fatal("the hung first job did not time out once a job succeeded")
+		}
+
+		job, timedOut := p.deadline(context.Background())
+		time.Sleep(1500 * time.Millisecond)
+		p.medians.add(5 * time.Second) // median of 1s 5s: the lower, 1s
+		p.medians.add(5 * time.Second) // median 5s: limit 10s
+		time.Sleep(1 * time.Second)    // 2.5 s run: past the old 2 s limit
+		synctest.Wait()
+		if job.Err() != nil {
+			t.Fatal("a job timed out by a limit the median had since raised")
+		}
+		time.Sleep(8 * time.Second)
+		synctest.Wait()
+		if job.Err() == nil || !timedOut() {
+			t.Fatal("the job did not time out at 200% of the new median")
+		}
+	})
+}
+
+// On a run where no job succeeds, jobs that ended leave the list of those
+// waiting for a median: it does not grow with every job.
+func TestPercentTimeoutWaitersPruned(t *testing.T) {
+	p := &Pool{Timeout: Timeout{Percent: 200}}
+	for range 10000 {
+		_, done := p.deadline(context.Background())
+		done()
+	}
+	if n := len(p.medians.waiting); n > 200 {
+		t.Errorf("%d ended jobs still wait for a median", n)
+	}
+}
