@@ -112,9 +112,9 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 // of no text, no end-of-input string.
 var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true}
 
-// refuseEmpty fails on a string flag given an empty value (-j ”, --halt
-// ”), which would otherwise quietly mean the default, as if it had not
-// been given.
+// refuseEmpty fails on a string flag given an empty value, such as an
+// empty -j or --halt, which would otherwise quietly mean the default, as if
+// it had not been given.
 func refuseEmpty(f *pflag.FlagSet, xargs bool) error {
 	var err error
 	f.Visit(func(fl *pflag.Flag) {
