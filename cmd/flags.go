@@ -109,8 +109,9 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 }
 
 // mayBeEmpty are the string flags whose empty value means something: a tag
-// of no text, no end-of-input string.
-var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true}
+// of no text, no end-of-input string, the default delimiter (as in GNU
+// parallel; xargs's -d refuses it on its own).
+var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true, "delimiter": true}
 
 // refuseEmpty fails on a string flag given an empty value, such as an
 // empty -j or --halt, which would otherwise quietly mean the default, as if

@@ -76,31 +76,39 @@ type Options struct {
 
 // sourceSpec is one input source as given on the command line.
 type sourceSpec struct {
-	list  []string // ::: items
-	file  string   // :::: or -a file; "-" is stdin
-	stdin bool     // no source was given: read stdin
+	list   []string // ::: items
+	file   string   // :::: or -a file; "-" is stdin
+	stdin  bool     // no source was given: read stdin
+	linked bool     // :::+ or ::::+: zipped with the source before it
 }
 
-// splitArgs separates the command words from the ::: and :::: groups.
+// isSeparator reports whether an argument starts a group of input sources.
+func isSeparator(arg string) bool {
+	return arg == ":::" || arg == "::::" || arg == ":::+" || arg == "::::+"
+}
+
+// splitArgs separates the command words from the ::: and :::: groups (and
+// their linked forms :::+ and ::::+).
 func splitArgs(args []string) (command []string, sources []sourceSpec) {
 	i := 0
-	for i < len(args) && args[i] != ":::" && args[i] != "::::" {
+	for i < len(args) && !isSeparator(args[i]) {
 		i++
 	}
 	command = args[:i]
 	for i < len(args) {
 		sep := args[i]
+		linked := strings.HasSuffix(sep, "+")
 		i++
 		start := i
-		for i < len(args) && args[i] != ":::" && args[i] != "::::" {
+		for i < len(args) && !isSeparator(args[i]) {
 			i++
 		}
-		if sep == ":::" {
-			sources = append(sources, sourceSpec{list: args[start:i]})
+		if sep == ":::" || sep == ":::+" {
+			sources = append(sources, sourceSpec{list: args[start:i], linked: linked})
 			continue
 		}
 		for _, f := range args[start:i] {
-			sources = append(sources, sourceSpec{file: f})
+			sources = append(sources, sourceSpec{file: f, linked: linked})
 		}
 	}
 	return command, sources
@@ -123,6 +131,16 @@ type config struct {
 	drainTimeout time.Duration
 	pack         *packSpec // nil unless items are packed (--xargs, -X, -m, -L, -s)
 	argv         bool      // --xargs: commands are argv, never shell lines
+}
+
+// linked tells, for each input source, whether it is linked to the one
+// before it (:::+, ::::+).
+func (c *config) linked() []bool {
+	l := make([]bool, len(c.sources))
+	for i, s := range c.sources {
+		l[i] = s.linked
+	}
+	return l
 }
 
 // readsStdin reports whether stdin is one of the run's input sources.
@@ -222,6 +240,9 @@ func (o *Options) check() (*config, error) {
 	c.sources = append(c.sources, o.Sources...)
 	if len(c.sources) == 0 {
 		c.sources = []sourceSpec{{stdin: true}}
+	}
+	if c.sources[0].linked {
+		return nil, usageErrorf(":::+ and ::::+ link their items to the input source before them, and there is none (use ::: or :::: for the first)")
 	}
 	shell, err := exec.LookPath(o.Shell)
 	if err != nil {

@@ -24,54 +24,51 @@ func (s single) next() ([]string, error) {
 	return []string{rec}, nil
 }
 
-// product is the cartesian product of its sources, the first varying
-// slowest. The first source is streamed; the others are read whole when the
-// first tuple is asked for.
+// product is the cartesian product of its factors, the first varying
+// slowest. A factor is a source, or sources linked with :::+ (a zip). The
+// first factor is streamed; the others are read whole when the first tuple
+// is asked for.
 type product struct {
-	first  Source
-	others []Source
-	rest   [][]string // the other sources, read whole
-	idx    []int      // odometer over rest; the last varies fastest
-	cur    string     // the current record of the first source
-	live   bool       // cur is valid and idx points at the next combination
+	first  tuples
+	others []tuples
+	rest   [][][]string // the other factors' tuples, read whole
+	idx    []int        // odometer over rest; the last varies fastest
+	cur    []string     // the current tuple of the first factor
+	live   bool         // cur is valid and idx points at the next combination
 }
 
 func (p *product) next() ([]string, error) {
 	if p.rest == nil {
-		p.rest = make([][]string, len(p.others))
-		for i, src := range p.others {
-			recs, err := readAll(src)
+		p.rest = make([][][]string, len(p.others))
+		for i, f := range p.others {
+			rows, err := readRows(f)
 			if err != nil {
-				var taken []string // consumed input, should a drain have stopped it
-				for _, r := range p.rest[:i] {
-					taken = append(taken, r...)
-				}
+				taken := flatten(p.rest[:i]) // consumed input, should a drain have stopped it
 				p.rest = nil
 				if errors.Is(err, ErrStopped) {
-					return append(taken, recs...), err
+					return append(taken, flatten([][][]string{rows})...), err
 				}
 				return nil, err
 			}
-			if len(recs) == 0 {
+			if len(rows) == 0 {
 				return nil, io.EOF // a product with an empty factor is empty
 			}
-			p.rest[i] = recs
+			p.rest[i] = rows
 		}
 		p.idx = make([]int, len(p.rest))
 	}
 	if !p.live {
-		rec, err := p.first.Next()
+		t, err := p.first.next()
 		if err != nil {
-			return nil, err
+			return t, err
 		}
-		p.cur, p.live = rec, true
+		p.cur, p.live = t, true
 	}
-	t := make([]string, 0, 1+len(p.rest))
-	t = append(t, p.cur)
-	for i, recs := range p.rest {
-		t = append(t, recs[p.idx[i]])
+	t := append(make([]string, 0, len(p.cur)+len(p.rest)), p.cur...)
+	for i, rows := range p.rest {
+		t = append(t, rows[p.idx[i]]...)
 	}
-	// Advance the odometer; when it wraps, move on to the next first record.
+	// Advance the odometer; when it wraps, move on to the next first tuple.
 	for i := len(p.idx) - 1; ; i-- {
 		if i < 0 {
 			p.live = false
@@ -82,6 +79,56 @@ func (p *product) next() ([]string, error) {
 			break
 		}
 		p.idx[i] = 0
+	}
+	return t, nil
+}
+
+// readRows reads every tuple of f. On an error it returns the tuples read
+// so far, and for a drain's stop (ErrStopped) the records of the tuple it
+// cut short as a last row.
+func readRows(f tuples) ([][]string, error) {
+	var rows [][]string
+	for {
+		t, err := f.next()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			if len(t) > 0 {
+				rows = append(rows, t)
+			}
+			return rows, err
+		}
+		rows = append(rows, t)
+	}
+}
+
+func flatten(factors [][][]string) []string {
+	var out []string
+	for _, rows := range factors {
+		for _, row := range rows {
+			out = append(out, row...)
+		}
+	}
+	return out
+}
+
+// zip pairs sources record by record (:::+, ::::+): the n-th tuple holds
+// the n-th record of each, and it ends with the shortest source, as GNU
+// parallel's :::+ does (unlike --link, which wraps the shorter ones).
+type zip struct{ srcs []Source }
+
+func (z zip) next() ([]string, error) {
+	t := make([]string, 0, len(z.srcs))
+	for _, src := range z.srcs {
+		rec, err := src.Next()
+		if errors.Is(err, ErrStopped) {
+			return t, err
+		}
+		if err != nil {
+			return nil, err // the shortest source has ended
+		}
+		t = append(t, rec)
 	}
 	return t, nil
 }

@@ -18,6 +18,10 @@ type Reader struct {
 	Sources []Source
 	// Link zips the sources instead of multiplying them.
 	Link bool
+	// Linked[i] links source i to the one before it (:::+, ::::+): the
+	// two are zipped, ending with the shorter, and the zip is one factor
+	// of the product. It may be shorter than Sources.
+	Linked []bool
 	// Colsep, when set, splits each record into columns.
 	Colsep *regexp.Regexp
 	// MaxArgs is the number of tuples per job (-n); 0 means 1.
@@ -226,14 +230,28 @@ func (r *Reader) tuples() tuples {
 			srcs[i] = skipBlank{s}
 		}
 	}
-	switch {
-	case len(srcs) == 1:
-		return single{srcs[0]}
-	case r.Link:
+	if r.Link && len(srcs) > 1 {
 		return newLink(srcs)
-	default:
-		return &product{first: srcs[0], others: srcs[1:]}
 	}
+	// The factors of the product: each source alone, or with the ones
+	// linked to it (Linked).
+	var factors []tuples
+	for i := 0; i < len(srcs); {
+		j := i + 1
+		for j < len(srcs) && j < len(r.Linked) && r.Linked[j] {
+			j++
+		}
+		if j == i+1 {
+			factors = append(factors, single{srcs[i]})
+		} else {
+			factors = append(factors, zip{srcs[i:j]})
+		}
+		i = j
+	}
+	if len(factors) == 1 {
+		return factors[0]
+	}
+	return &product{first: factors[0], others: factors[1:]}
 }
 
 func (r *Reader) appendColumns(args []string, t []string) []string {

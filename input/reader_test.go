@@ -63,6 +63,13 @@ func TestTuples(t *testing.T) {
 		{"link, first shorter", &Reader{Sources: lists("a", "1 2 3"), Link: true}, fields("a 1", "a 2", "a 3")},
 		{"link of three", &Reader{Sources: lists("a b", "1 2 3 4", "x"), Link: true}, fields("a 1 x", "b 2 x", "a 3 x", "b 4 x")},
 		{"link with an empty source", &Reader{Sources: lists("a b", ""), Link: true}, nil},
+		{":::+ zips, ending with the shorter", &Reader{Sources: lists("a b c", "1 2"), Linked: []bool{false, true}}, fields("a 1", "b 2")},
+		{":::+ zip, then a product", &Reader{Sources: lists("a b", "1 2", "x y"), Linked: []bool{false, true, false}},
+			fields("a 1 x", "a 1 y", "b 2 x", "b 2 y")},
+		{"a product, then a :::+ zip", &Reader{Sources: lists("x y", "a b", "1 2 3"), Linked: []bool{false, false, true}},
+			fields("x a 1", "x b 2", "y a 1", "y b 2")},
+		{":::+ with an empty source", &Reader{Sources: lists("x", "a b", ""), Linked: []bool{false, false, true}}, nil},
+		{"--link over :::+", &Reader{Sources: lists("a b c", "1 2"), Link: true, Linked: []bool{false, true}}, fields("a 1", "b 2", "c 1")},
 		{"batches", &Reader{Sources: lists("a b c d e"), MaxArgs: 2}, fields("a b", "c d", "e")},
 		{"batches of products", &Reader{Sources: lists("a b", "1 2"), MaxArgs: 2}, fields("a 1 a 2", "b 1 b 2")},
 		{"batches of links", &Reader{Sources: lists("a b c", "1 2 3"), Link: true, MaxArgs: 2}, fields("a 1 b 2", "c 3")},
@@ -279,6 +286,23 @@ func TestReaderLinkStopKeepsOnlyTaken(t *testing.T) {
 		}
 		if len(got) != 2*long.i {
 			t.Fatalf("records %q: want each b with its repeated a, and nothing more", got)
+		}
+	}
+}
+
+// TestReaderZipStopKeepsTaken: a drain that cuts a :::+ zip short, in the
+// streamed first factor or while the other factors are read whole, gives
+// every record it took from the sources.
+func TestReaderZipStopKeepsTaken(t *testing.T) {
+	for round := 0; round < 50; round++ {
+		a := NewList(strings.Fields(strings.Repeat("a ", 500)))
+		b := NewList(strings.Fields(strings.Repeat("b ", 500)))
+		x := NewList([]string{"x"})
+		r := &Reader{Sources: []Source{a, b, x}, Gates: []Closer{a, b, x}, Linked: []bool{false, true, false}}
+		got := stopAfter(t, r, 3)
+		joined := strings.Join(got, "")
+		if na, nb := strings.Count(joined, "a"), strings.Count(joined, "b"); na != a.i || nb != b.i {
+			t.Fatalf("%d a and %d b taken, %d and %d went out", a.i, b.i, na, nb)
 		}
 	}
 }

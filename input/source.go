@@ -48,19 +48,3 @@ func (s skipBlank) Next() (string, error) {
 		}
 	}
 }
-
-// readAll drains a source into memory. On an error it returns the records
-// read before it, too.
-func readAll(src Source) ([]string, error) {
-	var recs []string
-	for {
-		rec, err := src.Next()
-		if err == io.EOF {
-			return recs, nil
-		}
-		if err != nil {
-			return recs, err
-		}
-		recs = append(recs, rec)
-	}
-}
