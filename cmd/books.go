@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"fan/output"
@@ -25,9 +26,19 @@ type books struct {
 // path that is one of the run's inputs (a file, or stdin redirected from
 // it) is refused: it would be emptied before it is read.
 func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
-	for _, out := range []struct{ flag, path string }{{"--failures", o.Failures}, {"--joblog", o.Joblog}} {
+	outs := []struct{ flag, path string }{{"--joblog", o.Joblog}}
+	if o.Failures != "" {
+		outs = append(outs, struct{ flag, path string }{"--failures", o.Failures},
+			struct{ flag, path string }{"--failures' record", output.FailuresRecord(o.Failures)})
+	}
+	for i, out := range outs {
 		if in := inputFileAt(out.path, c.sources, stdin); in != "" {
 			return nil, usageErrorf("%s %q is also %s: it would be emptied before it is read (write the new one to another name)", out.flag, out.path, in)
+		}
+		for _, other := range outs[:i] {
+			if out.path != "" && samePath(out.path, other.path) {
+				return nil, usageErrorf("%s %q is also %s: the two would overwrite each other (give them different names)", out.flag, out.path, other.flag)
+			}
 		}
 	}
 	if o.Failures != "" {
@@ -100,6 +111,22 @@ func listItemHolding(sources []sourceSpec, delim []byte) string {
 		}
 	}
 	return ""
+}
+
+// samePath reports whether two paths name the same file: the same file
+// where both exist, else the same absolute path.
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // inputFileAt says which input source is the file at path (an input file,

@@ -45,6 +45,10 @@ type failureRecord struct {
 	Stderr     []string `json:"stderr_tail,omitempty"`
 }
 
+// FailuresRecord is the name of the JSON lines file kept beside the
+// failures file at path.
+func FailuresRecord(path string) string { return path + ".jsonl" }
+
 // CreateFailures opens path and path.jsonl for a run's failures, to be
 // replaced when the run begins to write them (see bookFile). perJob is the
 // number of records a full job takes.
@@ -53,7 +57,7 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := openBook(path+".jsonl", false)
+	js, err := openBook(FailuresRecord(path), false)
 	if err != nil {
 		f.Close(false)
 		return nil, err
