@@ -160,12 +160,27 @@ func (s *Sink) emitStragglers() {
 	}
 }
 
-// emit writes one result and counts it.
+// errOutputLost marks a job whose output fan could not write (or save with
+// --results): it counts as failed and goes to the failures file, so that a
+// re-run produces its output. fan's write error itself is reported once.
+var errOutputLost = errors.New("its output could not be written")
+
+// emit writes one result, then counts and books it: a job whose output
+// could not be written is a failed one.
 func (s *Sink) emit(r *runner.Result) {
-	switch {
-	case r.Skipped:
+	if r.Skipped {
 		s.stats.Skipped++
 		return
+	}
+	var capture *runner.CaptureError
+	if errors.As(r.Err, &capture) {
+		s.fail(capture) // fan's own: reported once, it ends the run
+	}
+	s.write1(r)
+	if r.Err == nil && s.err != nil && !r.NotStarted && !r.DryRun && (r.Stdout != nil || r.Stderr != nil || s.Results != nil) {
+		r.Err = errOutputLost
+	}
+	switch {
 	case r.NotStarted:
 		s.stats.NotStarted++
 	case r.OK():
@@ -177,6 +192,19 @@ func (s *Sink) emit(r *runner.Result) {
 		}
 	}
 	s.book(r)
+	for _, f := range []*os.File{r.Stdout, r.Stderr} {
+		if f != nil {
+			s.Spool.Put(f)
+		}
+	}
+	if s.Release != nil {
+		s.Release(r)
+	}
+}
+
+// write1 writes what one result has to show: its output (or command, for
+// a dry run), its --results files, and the lines fan has to say about it.
+func (s *Sink) write1(r *runner.Result) {
 	if s.Ungrouped && s.err == nil && readerGone(s.Stdout) {
 		s.fail(fmt.Errorf("cannot write to stdout: %w", syscall.EPIPE))
 	}
@@ -208,12 +236,8 @@ func (s *Sink) emit(r *runner.Result) {
 		s.flush(s.Stdout, &stream{f: out}, prefix, true)
 		s.flush(s.Stderr, &stream{f: errf}, prefix, true)
 	}
-	for _, f := range []*os.File{r.Stdout, r.Stderr} {
-		if f != nil {
-			s.Spool.Put(f)
-		}
-	}
-	if r.Err != nil {
+	var capture *runner.CaptureError
+	if r.Err != nil && !errors.As(r.Err, &capture) {
 		s.write(s.Stderr, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: %v", r.Err)))
 			return err
@@ -225,9 +249,6 @@ func (s *Sink) emit(r *runner.Result) {
 				r.Item.Seq, r.Runtime.Seconds(), r.Command.String())))
 			return err
 		})
-	}
-	if s.Release != nil {
-		s.Release(r)
 	}
 }
 

@@ -77,6 +77,23 @@ func (s *Spool) PutEmpty(f *os.File) {
 	}
 }
 
+// Full implements runner.FullSpool: the filesystem of the spool's directory
+// has no room left for a job's writes (for root, none of the blocks kept for
+// it either).
+func (s *Spool) Full() bool {
+	var st unix.Statfs_t
+	if unix.Statfs(s.dir, &st) != nil {
+		return false
+	}
+	if os.Geteuid() == 0 {
+		return st.Bfree == 0
+	}
+	return st.Bavail == 0
+}
+
+// Dir is the directory the spool makes its files in.
+func (s *Spool) Dir() string { return s.dir }
+
 // Close closes every file kept for reuse.
 func (s *Spool) Close() {
 	s.mu.Lock()

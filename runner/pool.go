@@ -26,6 +26,33 @@ type Spool interface {
 	Put(*os.File)
 }
 
+// FullSpool is a Spool that can tell whether the filesystem its files are
+// on is full. The pool asks after a job that wrote output or failed: its
+// writes may have been cut short, and the job may not have said so.
+type FullSpool interface {
+	Full() bool
+	Dir() string
+}
+
+// A CaptureError is fan's own failure to capture a job's output: no
+// temporary file could be made for it, or their filesystem was full when
+// the job ended, so what it wrote may be cut short. Like a failure to write
+// fan's own output, it ends the run.
+type CaptureError struct {
+	Dir string // where the spool files are
+	Err error
+}
+
+func (e *CaptureError) Error() string {
+	where := " in " + e.Dir
+	if strings.Contains(e.Err.Error(), e.Dir) {
+		where = "" // the error says where already
+	}
+	return fmt.Sprintf("cannot keep job output%s: %v (free space there, or set TMPDIR to a directory with room)", where, e.Err)
+}
+
+func (e *CaptureError) Unwrap() error { return e.Err }
+
 // EmptyPutter is a Spool that can take back, with no system call, a file
 // its caller has found empty and positioned at its start. The pool uses it,
 // when the Spool has it, for the output files jobs leave empty (most jobs'
@@ -305,11 +332,14 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 	stdio := []uintptr{p.devnull.Fd(), 1, 2}
 	if p.Spool != nil {
 		var err error
-		if r.Stdout, err = p.Spool.Get(); err != nil {
-			return p.cannotStart(r, err)
+		if r.Stdout, err = p.Spool.Get(); err == nil {
+			r.Stderr, err = p.Spool.Get()
 		}
-		if r.Stderr, err = p.Spool.Get(); err != nil {
-			return p.cannotStart(r, err)
+		if err != nil {
+			// fan's own failure, not the job's: it did not start.
+			r.Status, r.NotStarted, r.Err = -1, true, p.captureError(err)
+			p.discard(&r)
+			return r
 		}
 		stdio[1], stdio[2] = r.Stdout.Fd(), r.Stderr.Fd()
 	}
@@ -380,7 +410,19 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 	}
 	r.Stdout = p.keep(r.Stdout)
 	r.Stderr = p.keep(r.Stderr)
+	if full, ok := p.Spool.(FullSpool); ok && (r.Stdout != nil || r.Stderr != nil || !r.OK()) && full.Full() {
+		r.Err = p.captureError(syscall.ENOSPC)
+	}
 	return r
+}
+
+// captureError wraps a failure to capture output with where the spool is.
+func (p *Pool) captureError(err error) error {
+	dir := os.TempDir()
+	if full, ok := p.Spool.(FullSpool); ok {
+		dir = full.Dir()
+	}
+	return &CaptureError{Dir: dir, Err: err}
 }
 
 // holdsNUL reports whether an argument holds a NUL byte: exec refuses such

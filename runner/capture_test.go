@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"testing"
+
+	"fan/input"
+)
+
+// testSpool lends unlinked files from a test directory; it can be made to
+// report its filesystem full, or to fail to make files.
+type testSpool struct {
+	dir     string
+	full    bool
+	refuse  error
+	created int
+}
+
+func (s *testSpool) Get() (*os.File, error) {
+	if s.refuse != nil {
+		return nil, s.refuse
+	}
+	f, err := os.CreateTemp(s.dir, "spool")
+	if err == nil {
+		os.Remove(f.Name())
+		s.created++
+	}
+	return f, err
+}
+
+func (s *testSpool) Put(f *os.File) { f.Close() }
+func (s *testSpool) Full() bool     { return s.full }
+func (s *testSpool) Dir() string    { return s.dir }
+
+// runOne runs the shell line through a pool with spool sp and returns its
+// one result.
+func runOne(t *testing.T, sp Spool, line string) Result {
+	t.Helper()
+	p := &Pool{Jobs: 1, Template: NewTemplate(TemplateOptions{Words: []string{line}, Shell: "/bin/sh"}), Spool: sp}
+	items := make(chan input.Item, 1)
+	items <- input.Item{Seq: 1, Args: []string{"x"}}
+	close(items)
+	results := make(chan Result, 1)
+	if err := p.Run(context.Background(), context.Background(), items, results); err != nil {
+		t.Fatal(err)
+	}
+	return <-results
+}
+
+// A job that wrote output while the spool's filesystem was full may have
+// lost some of it without saying so: its result carries a CaptureError,
+// fan's own failure, whatever the job's status.
+func TestCaptureFullSpool(t *testing.T) {
+	sp := &testSpool{dir: t.TempDir(), full: true}
+	r := runOne(t, sp, "echo out; true")
+	var ce *CaptureError
+	if !errors.As(r.Err, &ce) || !errors.Is(r.Err, syscall.ENOSPC) || r.OK() {
+		t.Fatalf("result %+v: want a CaptureError for ENOSPC", r)
+	}
+	// A job that wrote nothing and succeeded lost nothing.
+	if r := runOne(t, sp, "true"); r.Err != nil || !r.OK() {
+		t.Fatalf("a silent job on a full spool: %+v, want success", r)
+	}
+}
+
+// No spool file for a job: the job does not start, and the result says why
+// as fan's own failure (not a status 127 of the job's).
+func TestCaptureNoSpoolFile(t *testing.T) {
+	sp := &testSpool{dir: t.TempDir(), refuse: syscall.ENOSPC}
+	r := runOne(t, sp, "echo out")
+	var ce *CaptureError
+	if !r.NotStarted || !errors.As(r.Err, &ce) || r.Status == 127 {
+		t.Fatalf("result %+v: want not started, with a CaptureError", r)
+	}
+}
