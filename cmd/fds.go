@@ -1,11 +1,34 @@
 package cmd
 
-import "golang.org/x/sys/unix"
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // fdReserve is the descriptors fan keeps for itself, whatever -j: its
 // standard streams, the input files, the joblog and failures files, the
-// fork's error pipe, the netpoller's and the runtime's own.
-const fdReserve = 64
+// fork's error pipe, the netpoller's and the runtime's own. Under a low
+// limit (below fdCounted), fan counts those open at start instead and
+// keeps fdSpare more.
+const (
+	fdReserve = 64
+	fdCounted = 4096
+	fdSpare   = 16
+)
+
+// descriptorReserve is what fan keeps for itself under the open-file limit
+// (see fdReserve).
+func descriptorReserve(limit int) int {
+	if limit >= fdCounted {
+		return fdReserve
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fdReserve
+	}
+	return len(fds) + fdSpare
+}
 
 // fitDescriptors makes -j and the -k window fit in limit open files (ulimit
 // -n), so that jobs wait for descriptors rather than fail with "too many
@@ -13,11 +36,11 @@ const fdReserve = 64
 // output is captured in, and with --line-buffer the sink's copies of them
 // (perJob); a finished result waiting to be written holds up to two files.
 // Without -k (keepOrder), a few results wait, up to one a job: running
-// jobs get what is left after fdReserve, perJob and two each. With -k, a
+// jobs get what is left after fan's reserve, perJob and two each. With -k, a
 // window of results waits behind the oldest job: running jobs get half,
 // the window the rest. jobs 0 (no limit) becomes that share too.
-func fitDescriptors(limit, jobs, window, perJob int, keepOrder bool) (int, int) {
-	avail := max(limit-fdReserve, 2*perJob)
+func fitDescriptors(limit, reserve, jobs, window, perJob int, keepOrder bool) (int, int) {
+	avail := max(limit-reserve, 2*perJob)
 	most := max(1, avail/(perJob+2))
 	if keepOrder {
 		most = max(1, avail/2/perJob)

@@ -85,9 +85,13 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	st := newStops()
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
-	pool := newPool(o, c, env, books, st, &halted)
+	pool, limited, err := newPool(o, c, env, books, st, &halted)
+	if err != nil {
+		books.close(false)
+		return failed(err)
+	}
 	if c.jobs > 0 && pool.Jobs < c.jobs && !o.DryRun {
-		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed the open-file limit (ulimit -n %d)\n", pool.Jobs, c.jobs, openFileLimit())
+		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, limited)
 	}
 	if c.halt.Percent {
 		// As GNU parallel: a percentage of the jobs needs their number.
@@ -108,7 +112,9 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	sink.Meter = term.meter(stderr, &counted, c.jobs)
 	sink.Color = term.palette
 
-	drain := newDrain(c, pool, sink, st)
+	notify := notices(sink)
+	pool.Notify = notify
+	drain := newDrain(c, pool, notify, st)
 	stopSignals := watchSignals(drain)
 	defer stopSignals()
 	defer watchStops(pool)()
@@ -189,10 +195,28 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 
 // newPool builds the runner stage. When --halt fires, it records how the
 // run stood in halted and stops the intake (and, with now, the jobs).
-func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) *runner.Pool {
-	jobs, win := fitDescriptors(openFileLimit(), c.jobs, window()+c.jobs, descriptorsPerJob(o), o.KeepOrder)
+// -j is fitted to the open-file and process limits; limited says which
+// one lowered it.
+func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) (pool *runner.Pool, limited string, err error) {
+	fdLimit, reserve, perJob := openFileLimit(), 0, descriptorsPerJob(o)
+	if !o.DryRun {
+		reserve = descriptorReserve(fdLimit)
+		// A job's own descriptors, two for its result, two for the fork.
+		if need := reserve + perJob + 4; fdLimit < need {
+			return nil, "", usageErrorf("the open-file limit (ulimit -n %d) is too low: fan needs about %d for itself and one job (raise it: ulimit -n %d)", fdLimit, need, max(need, 64))
+		}
+	}
+	jobs, win := fitDescriptors(fdLimit, reserve, c.jobs, window()+c.jobs, perJob, o.KeepOrder)
+	limited = fmt.Sprintf("the open-file limit (ulimit -n %d)", fdLimit)
+	room, nproc, lowProcs := processRoom(jobs, tasksPerJob)
+	if lowProcs {
+		if fitted := fitProcesses(jobs, tasksPerJob, room); fitted < jobs || jobs == 0 {
+			jobs, limited = fitted, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
+		}
+	}
 	return &runner.Pool{
 		Jobs:       jobs,
+		FewThreads: lowProcs,
 		Template:   c.template,
 		Env:        env,
 		SlotVar:    o.ProcessSlotVar,
@@ -213,7 +237,7 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 				st.terminateJobs()
 			}
 		},
-	}
+	}, limited, nil
 }
 
 // newSink builds the output stage and the spool files it shares with the
@@ -268,20 +292,25 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 	return sink, closeSpool, nil
 }
 
-// newDrain builds the signal state machine of the run; its messages go
-// through the sink, the only writer of stderr.
-func newDrain(c *config, pool *runner.Pool, sink *output.Sink, st *stops) *drain {
-	notices := make(chan string, 8)
-	sink.Notices = notices
+// notices returns a function that passes a message for the user to the
+// sink, the only writer of stderr, without blocking.
+func notices(sink *output.Sink) func(string) {
+	ch := make(chan string, 8)
+	sink.Notices = ch
+	return func(msg string) {
+		select {
+		case ch <- msg:
+		default: // the sink is stuck on a write: the message is not worth a hang
+		}
+	}
+}
+
+// newDrain builds the signal state machine of the run.
+func newDrain(c *config, pool *runner.Pool, notify func(string), st *stops) *drain {
 	return &drain{
-		timeout: c.drainTimeout,
-		running: pool.Running,
-		notify: func(msg string) {
-			select {
-			case notices <- msg:
-			default: // the sink is stuck on a write: the message is not worth a hang
-			}
-		},
+		timeout:    c.drainTimeout,
+		running:    pool.Running,
+		notify:     notify,
 		stopIntake: st.stopIntake,
 		terminate:  st.terminateJobs,
 		kill:       st.killJobs,

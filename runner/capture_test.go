@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -39,7 +40,12 @@ func (s *testSpool) Dir() string    { return s.dir }
 // one result.
 func runOne(t *testing.T, sp Spool, line string) Result {
 	t.Helper()
-	p := &Pool{Jobs: 1, Template: NewTemplate(TemplateOptions{Words: []string{line}, Shell: "/bin/sh"}), Spool: sp}
+	return runItem(t, &Pool{Jobs: 1, Template: NewTemplate(TemplateOptions{Words: []string{line}, Shell: "/bin/sh"}), Spool: sp})
+}
+
+// runItem runs one item through p and returns its result.
+func runItem(t *testing.T, p *Pool) Result {
+	t.Helper()
 	items := make(chan input.Item, 1)
 	items <- input.Item{Seq: 1, Args: []string{"x"}}
 	close(items)
@@ -74,5 +80,29 @@ func TestCaptureNoSpoolFile(t *testing.T) {
 	var ce *CaptureError
 	if !r.NotStarted || !errors.As(r.Err, &ce) || r.Status == 127 {
 		t.Fatalf("result %+v: want not started, with a CaptureError", r)
+	}
+}
+
+// When the system cannot make another process (EAGAIN: the user's process
+// limit), the job waits and tries again instead of failing at once, and the
+// user is told once.
+func TestSpawnWaitsForProcesses(t *testing.T) {
+	refusals := 3
+	startProcess = func(c *Command, env []string, stdio []uintptr) (*proc, error) {
+		if refusals > 0 {
+			refusals--
+			return nil, syscall.EAGAIN
+		}
+		return spawn(c, env, stdio)
+	}
+	defer func() { startProcess = spawn }()
+	var notes []string
+	p := &Pool{Jobs: 1, Template: NewTemplate(TemplateOptions{Words: []string{"true"}, Shell: "/bin/sh"}),
+		Notify: func(s string) { notes = append(notes, s) }}
+	if r := runItem(t, p); !r.OK() || refusals != 0 {
+		t.Fatalf("result %+v after the refusals: want success", r)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "cannot start another process now") {
+		t.Fatalf("notices %q: want one saying fan waits", notes)
 	}
 }

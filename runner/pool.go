@@ -120,6 +120,13 @@ type Pool struct {
 	// SlotVar, when set, names an environment variable that holds the
 	// job's slot counted from 0 (xargs's --process-slot-var).
 	SlotVar string
+	// FewThreads makes every job wait for its exit on the netpoller, none
+	// in a blocking wait that holds a thread: under a low process limit
+	// (ulimit -u), which counts threads, those would crowd out the jobs.
+	FewThreads bool
+	// Notify, when set, passes a message for the user to the output stage.
+	// It must not block.
+	Notify func(string)
 
 	window  chan struct{}
 	slots   slots
@@ -127,10 +134,12 @@ type Pool struct {
 	devnull *os.File
 	taken   atomic.Int64
 	running atomic.Int64
-	halter  halter
-	pace    pacer
-	medians runtimes
-	intake  context.Context
+	// forkWarned: the user has been told that processes ran short.
+	forkWarned atomic.Bool
+	halter     halter
+	pace       pacer
+	medians    runtimes
+	intake     context.Context
 }
 
 // Run takes items until items is closed or intake ends, runs each as a job
@@ -362,7 +371,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		p.Started(&r)
 	}
 	jctx, timedOut := p.deadline(ctx)
-	pr, err := spawn(&r.Command, env, stdio)
+	pr, err := p.spawnWaiting(&r.Command, env, stdio)
 	if errors.Is(err, syscall.ENOEXEC) {
 		// A script without #!: a shell would run it with itself.
 		sh := Command{Path: p.Template.shell, Args: []string{p.Template.shell, "-c", r.Command.String()}}
@@ -387,7 +396,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 	}
 	p.groups.add(pr.pid)
 	pr.listed = &p.groups
-	block := p.running.Add(1) <= blockingWaits
+	block := p.running.Add(1) <= blockingWaits && !p.FewThreads
 	ws, killed := pr.wait(jctx, p.kill(), p.TermSeq, block) // killed: fan ended it (timeout, drain, halt)
 	p.running.Add(-1)
 	r.Runtime = time.Since(r.Start)
@@ -423,6 +432,44 @@ func (p *Pool) captureError(err error) error {
 		dir = full.Dir()
 	}
 	return &CaptureError{Dir: dir, Err: err}
+}
+
+// Waits for a process when the system has none to spare: the first, the
+// longest between two tries, and how long fan keeps trying while none of
+// its own jobs is running (one that ends would free a process).
+const (
+	forkRetryFirst = 10 * time.Millisecond
+	forkRetryMax   = 500 * time.Millisecond
+	forkRetryAlone = 10 * time.Second
+)
+
+// startProcess is spawn, replaced in tests that need it to fail.
+var startProcess = spawn
+
+// spawnWaiting spawns c; when the system cannot make another process now
+// (EAGAIN: the user's process limit, ulimit -u; ENOMEM), it waits and
+// tries again, for as long as fan's own jobs run and then forkRetryAlone
+// more, rather than fail item after item at once. GNU parallel likewise
+// runs fewer jobs. The first such wait is announced through Notify.
+func (p *Pool) spawnWaiting(c *Command, env []string, stdio []uintptr) (*proc, error) {
+	pr, err := startProcess(c, env, stdio)
+	wait, alone := forkRetryFirst, time.Duration(0)
+	for errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
+		if p.Notify != nil && !p.forkWarned.Swap(true) {
+			p.Notify(fmt.Sprintf("fan: cannot start another process now (%v): waiting for running jobs to end (lower -j, or raise ulimit -u)", err))
+		}
+		if p.running.Load() == 0 {
+			if alone += wait; alone > forkRetryAlone {
+				break
+			}
+		}
+		if !sleep(p.intake, wait) {
+			break
+		}
+		wait = min(2*wait, forkRetryMax)
+		pr, err = startProcess(c, env, stdio)
+	}
+	return pr, err
 }
 
 // holdsNUL reports whether an argument holds a NUL byte: exec refuses such
@@ -463,8 +510,9 @@ func (p *Pool) cannotStart(r Result, err error) Result {
 	switch {
 	case errors.As(err, &se):
 		r.Status = se.Status
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.EPERM):
-		r.Status = 126
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.EPERM),
+		errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.ENOMEM):
+		r.Status = 126 // found, but could not be run
 	}
 	p.discard(&r)
 	return r
