@@ -98,7 +98,7 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 	f.IntVarP(&o.MaxLines, "max-lines", "L", 0, "put `N` input lines in each job (a line ending with a blank goes on with the next)")
 	f.IntVarP(&o.MaxChars, "max-chars", "s", 0, "limit each command line to `N` characters")
 	f.BoolVarP(&o.Exact, "exit", "x", false, "fail when the items -n or -L put in a job do not fit in -s")
-	f.StringVarP(&o.EOFString, "eof", "E", "", "input ends at an item equal to `STR` (it and the rest are not read)")
+	f.StringVarP(&o.EOFString, "eof", "E", "", "input ends at an item equal to `STR` (it and the rest do not run)")
 	f.StringVar(&o.ProcessSlotVar, "process-slot-var", "", "set the environment variable `NAME` to the job's slot, counted from 0")
 	f.BoolVar(&o.ShowLimits, "show-limits", false, "print the command-line size limits on stderr before running")
 	o.last = map[string]int{}

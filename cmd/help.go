@@ -50,7 +50,7 @@ func examples() []example {
 		{"fan --timeout 30s --retries 3 --failures failed.txt curl -fsSO {} < urls.txt", "fetch URLs, give each 30 seconds and three tries, and keep the ones that failed"},
 		{"fan -a failed.txt curl -fsSO {}", "run again the items that failed"},
 		{"fan < commands.txt", "each line is a command"},
-		{"fan -X echo x{}y ::: a b c", "as many items per job as fit: echo xay xby xcy"},
+		{"fan -j1 -X echo x{}y ::: a b c", "as many items per job as fit: echo xay xby xcy"},
 		{"find . -name '*.tmp' | fan --xargs rm -f", "as xargs, with grouped output"},
 		{"fan --completion bash > /etc/bash_completion.d/fan", "install bash completions"},
 	}

@@ -49,16 +49,18 @@ that many jobs failed (a job that timed out or was killed counts as failed)
 more than 100 jobs failed
 .TP
 .B 130
-a signal (SIGINT, SIGTERM or SIGHUP) cut the run short, before all input
-was run
+a signal (SIGINT, SIGTERM or SIGHUP) cut the run short, even when the
+drain let every job finish
 .TP
 .B 141
 stdout was closed (as in \fBfan ... | head \-1\fR): fan stopped starting
 jobs, ended the running ones and left quietly
 .TP
 .B 255
-a usage error, or an input file, the joblog or the failures file could not
-be used; fan said so in one line on stderr, before any job started
+fan's own error: a usage error, or an input file, the joblog or the
+failures file could not be used (said in one line on stderr, before any
+job started); or, during the run, bad input further on, a failed write of
+fan's own output, or a full temporary directory (running jobs are stopped)
 .PP
 With \fB\-\-halt now,fail=1\fR, the status is the failing job's own; with
 \fB\-\-halt\fR \fIN\fR\fB%\fR, the percentage of jobs that failed; with

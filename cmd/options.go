@@ -277,7 +277,11 @@ func (o *Options) checkUngroup() error {
 	case o.LineBuffer:
 		return usageErrorf("-u and --line-buffer cannot be used together (pick one)")
 	case o.Tag || o.TagString != "":
-		return usageErrorf("-u and --tag cannot be used together (ungrouped output passes fan by; use --line-buffer --tag for tagged lines as they come)")
+		flag := "--tag"
+		if o.TagString != "" {
+			flag = "--tagstring"
+		}
+		return usageErrorf("-u and %s cannot be used together (ungrouped output passes fan by; use --line-buffer %s for tagged lines as they come)", flag, flag)
 	case o.Results != "":
 		return usageErrorf("-u and --results cannot be used together (ungrouped output is not captured, so there is nothing to save)")
 	}
