@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"golang.org/x/sys/unix"
+
 	"fan/input"
 	"fan/output"
 	"fan/runner"
@@ -280,9 +282,15 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 	if o.Results != "" {
 		// Made now, so that a path fan cannot use fails before any job
 		// runs, as GNU parallel's does.
-		if err := os.MkdirAll(o.Results, 0o755); err != nil {
+		err := os.MkdirAll(o.Results, 0o755)
+		if err == nil {
+			// An existing directory fan cannot write in (read-only, not
+			// its own) fails here too, not job by job.
+			err = unix.Access(o.Results, unix.W_OK|unix.X_OK)
+		}
+		if err != nil {
 			closeSpool()
-			return nil, nil, usageErrorf("--results: cannot make directory %q: %v (give a directory fan can write in)", o.Results, unwrapPath(err))
+			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, unwrapPath(err))
 		}
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources)}
 	}
