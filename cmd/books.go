@@ -113,8 +113,9 @@ func listItemHolding(sources []sourceSpec, delim []byte) string {
 	return ""
 }
 
-// samePath reports whether two paths name the same file: the same file
-// where both exist, else the same absolute path.
+// samePath reports whether two paths name the same regular file: the
+// same file where both exist, else the same absolute path. A device or a
+// pipe (/dev/null) may take both.
 func samePath(a, b string) bool {
 	if a == "" || b == "" {
 		return false
@@ -122,7 +123,7 @@ func samePath(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	if errA == nil && errB == nil {
-		return os.SameFile(sa, sb)
+		return sa.Mode().IsRegular() && os.SameFile(sa, sb)
 	}
 	absA, errA := filepath.Abs(a)
 	absB, errB := filepath.Abs(b)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // bookFile is a file fan keeps about a run: the joblog, the failures file
@@ -17,6 +19,7 @@ type bookFile struct {
 	path    string
 	created bool // fan made the file
 	begun   bool // the file has been emptied for this run, or is appended to
+	special bool // not a regular file (/dev/stderr, a pipe): written as it is
 }
 
 // openBook opens path for a run's records; with appendTo (--resume) they go
@@ -24,6 +27,11 @@ type bookFile struct {
 func openBook(path string, appendTo bool) (*bookFile, error) {
 	b := &bookFile{path: path, begun: appendTo}
 	flags := os.O_WRONLY
+	if ownDescriptor(path) {
+		// /dev/stderr and the like: fan's own stream, which may be a
+		// regular file; written after what is there, never emptied.
+		appendTo, b.special, b.begun = true, true, true
+	}
 	if appendTo {
 		flags |= os.O_APPEND
 	}
@@ -38,7 +46,19 @@ func openBook(path string, appendTo bool) (*bookFile, error) {
 		return nil, err
 	}
 	b.f = f
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		// A device or a pipe cannot be emptied, nor needs to be.
+		b.special, b.begun = true, true
+	}
 	return b, nil
+}
+
+// ownDescriptor reports whether path names one of fan's open descriptors
+// (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N).
+func ownDescriptor(path string) bool {
+	p := filepath.Clean(path)
+	return p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/stdin" ||
+		strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
 }
 
 // size is the file's size now, 0 if it cannot be told.

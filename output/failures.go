@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"strings"
 
@@ -57,13 +58,18 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := openBook(FailuresRecord(path), false)
-	if err != nil {
+	fl := &Failures{delim: delim, perJob: perJob, f: f, w: bufio.NewWriter(f), jw: bufio.NewWriter(io.Discard)}
+	if f.special {
+		// Failures sent to a device or a pipe (/dev/stderr) have no
+		// record beside them: /dev/stderr.jsonl would be a stray file.
+		return fl, nil
+	}
+	if fl.js, err = openBook(FailuresRecord(path), false); err != nil {
 		f.Close(false)
 		return nil, err
 	}
-	return &Failures{delim: delim, perJob: perJob, f: f, js: js,
-		w: bufio.NewWriter(f), jw: bufio.NewWriter(js)}, nil
+	fl.jw.Reset(fl.js)
+	return fl, nil
 }
 
 // Add records one item that did not succeed.
@@ -105,7 +111,11 @@ func (fl *Failures) Close(keep bool) error {
 	for _, recs := range fl.held {
 		fl.writeRecords(recs)
 	}
-	return errors.Join(fl.w.Flush(), fl.jw.Flush(), fl.f.Close(keep), fl.js.Close(keep))
+	err := errors.Join(fl.w.Flush(), fl.jw.Flush(), fl.f.Close(keep))
+	if fl.js != nil {
+		err = errors.Join(err, fl.js.Close(keep))
+	}
+	return err
 }
 
 // tail returns the last n lines of a captured output file, leaving its
