@@ -124,6 +124,11 @@ var xargsCases = []struct {
 	{"exit 127 from the command is 123", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; exit 127"}},
 	{"exit 255 is 124 and stops", "a\nb\nc\n", []string{"-n1", "sh", "-c", "echo $0; test $0 = b && exit 255; exit 0"}},
 	{"a failure before 255 gives 123", "a\nb\nc\n", []string{"-n1", "sh", "-c", "echo $0; test $0 = a && exit 3; test $0 = b && exit 255; exit 0"}},
+	// ... unless the command that exits 255 (or dies by a signal) is the
+	// last: xargs meets it in its wait at exit, and 124 (125) stands.
+	{"a failure before a last 255 gives 124", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; test $0 = a && exit 3; exit 255"}},
+	{"a failure before a last signal gives 125", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; test $0 = a && exit 3; kill $$"}},
+	{"a failure before a signal with more input gives 123", "a\nb\nc\n", []string{"-n1", "sh", "-c", "echo $0; test $0 = a && exit 3; kill $$"}},
 	{"killed is 125 and stops", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; kill -9 $$"}},
 	{"terminated is 125", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; kill -TERM $$"}},
 	{"not found is 127", "a\nb\n", []string{"-n1", "fan-no-such-command"}},

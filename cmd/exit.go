@@ -61,8 +61,12 @@ func xargsStatus(o outcome) int {
 		return xargsError
 	case o.interrupted:
 		return exitInterrupted
-	case o.xargsFailed:
-		return xargsFailed // even after an abort: xargs exits with it then too
+	case o.xargsFailed && (o.xargsAbort == nil || !o.xargsAbort.last):
+		// Even after an abort, xargs exits 123 when a command failed,
+		// unless the command that stopped it was the input's last: xargs
+		// meets that one in its wait at exit, where the abort's status
+		// stands (findutils' wait_for_proc_all).
+		return xargsFailed
 	case o.xargsAbort != nil:
 		return xargsAbortStatus[o.xargsAbort.why]
 	}

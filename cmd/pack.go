@@ -165,6 +165,10 @@ type xargsWatch struct {
 type xargsAbort struct {
 	why abortWhy
 	msg string // what happened, for stderr
+	seq int64  // the job that stopped the run
+	// last: that job was the last of the input, so xargs met its end in
+	// the wait at exit, and the abort's status stands (see xargsStatus).
+	last bool
 }
 
 // abortWhy is what kind of job end stops an --xargs run.
@@ -186,7 +190,7 @@ func (w *xargsWatch) finished(r *runner.Result) {
 	if len(r.Command.Args) > 0 {
 		name = r.Command.Args[0]
 	}
-	a := &xargsAbort{}
+	a := &xargsAbort{seq: r.Item.Seq}
 	var se *runner.StartError
 	switch {
 	case r.Err != nil:

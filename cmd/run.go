@@ -141,7 +141,8 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if perr := <-poolErr; err == nil && perr != nil {
 		err = perr
 	}
-	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+	rerr := <-readErr
+	if err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = &inputError{readError(rerr, reader.Pack)}
 	}
 	// A run that stopped on bad input before any item was read leaves the
@@ -153,6 +154,9 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
 	if watch != nil {
 		res.xargsAbort, res.xargsFailed = watch.result()
+		if a := res.xargsAbort; a != nil {
+			a.last = rerr == nil && a.seq == stats.Read()
+		}
 		var ie *inputError
 		if res.xargsAbort != nil && errors.As(res.err, &ie) {
 			// xargs stops reading where a command stopped it: it never
