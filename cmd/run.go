@@ -220,7 +220,7 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 			jobs, limited = fitted, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
 		}
 	}
-	return &runner.Pool{
+	pool = &runner.Pool{
 		Jobs:       jobs,
 		FewThreads: lowProcs,
 		Template:   c.template,
@@ -236,14 +236,18 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 		Halt:       c.halt,
 		Skip:       books.skip,
 		Kill:       st.kill,
-		OnHalt: func(h *runner.Halted) {
-			halted.Store(h)
-			st.stopIntake()
-			if c.halt.Now {
-				st.terminateJobs()
-			}
-		},
-	}, limited, nil
+	}
+	pool.OnHalt = func(h *runner.Halted) {
+		halted.Store(h)
+		if pool.Notify != nil {
+			pool.Notify(h.Message(c.halt, pool.Running()))
+		}
+		st.stopIntake()
+		if c.halt.Now {
+			st.terminateJobs()
+		}
+	}
+	return pool, limited, nil
 }
 
 // newSink builds the output stage and the spool files it shares with the

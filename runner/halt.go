@@ -75,6 +75,42 @@ type Halted struct {
 	// Status is the exit status of the job that met the condition, with
 	// 128 added to a signal that ended it, as a shell reports it.
 	Status int
+	// Seq and Command are the job that met the condition, and OK whether
+	// it succeeded.
+	Seq     int64
+	Command string
+	OK      bool
+}
+
+// Message is the line that tells the user why the run halts, naming the
+// job that met the condition as GNU parallel does ("This job failed"):
+// running is how many jobs are still running.
+func (h *Halted) Message(halt Halt, running int) string {
+	how := "failed"
+	switch {
+	case h.OK:
+		how = "succeeded"
+	case h.Status > 128:
+		how = fmt.Sprintf("failed (signal %d)", h.Status-128)
+	case h.Status >= 0:
+		how = fmt.Sprintf("failed (exit %d)", h.Status)
+	}
+	next := "starting no new jobs"
+	if running > 0 {
+		verb := "waiting for"
+		if halt.Now {
+			verb = "stopping"
+		}
+		next = fmt.Sprintf("starting no new jobs, %s %d running job%s", verb, running, plural(running))
+	}
+	return fmt.Sprintf("fan: --halt: job %d %s; %s: %s", h.Seq, how, next, h.Command)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // halter counts finished jobs and says when a Halt condition is met.
@@ -123,5 +159,5 @@ func (t *halter) finished(r *Result, total func() int64) *Halted {
 	if r.Signal != 0 {
 		status = 128 + int(r.Signal)
 	}
-	return &Halted{Failed: t.failed, Total: int(all), Status: status}
+	return &Halted{Failed: t.failed, Total: int(all), Status: status, Seq: r.Item.Seq, Command: r.Command.String(), OK: r.OK()}
 }
