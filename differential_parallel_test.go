@@ -106,6 +106,8 @@ var diffCases = []diffCase{
 	{name: "invalid-utf8", args: []string{"-k", "printf", "[%s]\\\\n"}, stdin: "\xff\xfe\n\xc3\x28\n"},
 	// Only plain words: see the exclusions above.
 	{name: "dry-run-plain", args: []string{"-k", "--dry-run", "echo", "{}", "x", ":::", "a", "b.c"}},
+	{name: "dry-run-tag", args: []string{"-k", "--dry-run", "--tag", "echo", ":::", "a", "b"}},
+	{name: "dry-run-tagstring", args: []string{"-k", "--dry-run", "--tagstring", "x{}", "echo", ":::", "a", "b"}},
 	// Exit status.
 	{name: "exit-ok", args: []string{"true", ":::", "1", "2"}},
 	{name: "exit-count", args: []string{"false", ":::", "1", "2", "3"}},

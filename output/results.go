@@ -14,7 +14,7 @@ import (
 // (--results DIR), in GNU parallel's layout: for a job whose input records
 // are a (first source) and b (second source),
 //
-//	DIR/1/a/2/b/seq       the job number, and a newline
+//	DIR/1/a/2/b/seq       the job number (no newline, as GNU parallel)
 //	DIR/1/a/2/b/stdout    its stdout, byte for byte
 //	DIR/1/a/2/b/stderr    its stderr, byte for byte
 //	DIR/1/a/2/b/exitval   its exit status, and a newline
@@ -67,7 +67,7 @@ func (rs *Results) Save(r *runner.Result, out, errf *os.File) error {
 		return err
 	}
 	return errors.Join(
-		writeSmall(filepath.Join(dir, "seq"), strconv.FormatInt(r.Item.Seq, 10)+"\n"),
+		writeSmall(filepath.Join(dir, "seq"), strconv.FormatInt(r.Item.Seq, 10)),
 		saveFile(filepath.Join(dir, "stdout"), out),
 		saveFile(filepath.Join(dir, "stderr"), errf),
 		writeSmall(filepath.Join(dir, "exitval"), strconv.Itoa(exitval(r))+"\n"),

@@ -209,8 +209,12 @@ func (s *Sink) write1(r *runner.Result) {
 		s.fail(fmt.Errorf("cannot write to stdout: %w", syscall.EPIPE))
 	}
 	if r.DryRun {
+		line := r.Command.String() + "\n"
+		if s.Tag != nil {
+			line = s.Tag(r) + "\t" + line // as GNU parallel tags a dry run
+		}
 		s.write(s.Stdout, func(w io.Writer) error {
-			_, err := io.WriteString(w, r.Command.String()+"\n")
+			_, err := io.WriteString(w, line)
 			return err
 		})
 	}
