@@ -60,7 +60,7 @@ func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 		return b, nil
 	}
 	if o.Joblog != "" {
-		j, err := output.OpenJoblog(o.Joblog, o.Resume || o.ResumeFailed)
+		j, err := output.OpenJoblog(o.Joblog, o.Resume || o.ResumeFailed || o.joblogAppend)
 		if err != nil {
 			return nil, usageErrorf("--joblog: cannot write %q: %v (check the path)", o.Joblog, unwrapPath(err))
 		}

@@ -72,7 +72,7 @@ func addOutputFlags(f *pflag.FlagSet, o *Options) {
 // addBookkeepingFlags: the records fan keeps of a run.
 func addBookkeepingFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.Failures, "failures", "", "write every item that did not succeed to `FILE` (and FILE.jsonl), ready for fan -a FILE")
-	f.StringVar(&o.Joblog, "joblog", "", "log each job to `FILE` in GNU parallel's format")
+	f.StringVar(&o.Joblog, "joblog", "", "log each job to `FILE` in GNU parallel's format (+FILE appends)")
 	f.BoolVar(&o.Resume, "resume", false, "with --joblog: skip the jobs the log shows as run")
 	f.BoolVar(&o.ResumeFailed, "resume-failed", false, "with --joblog: skip the jobs the log shows as succeeded, re-run the failed ones")
 }

@@ -67,6 +67,8 @@ type Options struct {
 	// last records the order in which -n, -L and -I were given: under
 	// --xargs the last of them wins, as in xargs.
 	last map[string]int
+	// joblogAppend: --joblog +FILE appends to FILE, as in GNU parallel.
+	joblogAppend bool
 
 	// Command is the command template's words.
 	Command []string
@@ -221,6 +223,9 @@ func (o *Options) check() (*config, error) {
 	}
 	if c.halt, err = runner.ParseHalt(o.Halt); err != nil {
 		return nil, usageErrorf("--halt: %v", err)
+	}
+	if rest, ok := strings.CutPrefix(o.Joblog, "+"); ok && rest != "" {
+		o.Joblog, o.joblogAppend = rest, true
 	}
 	if (o.Resume || o.ResumeFailed) && o.Joblog == "" {
 		return nil, usageErrorf("--resume and --resume-failed need --joblog FILE (the log of the earlier run)")
