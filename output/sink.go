@@ -250,7 +250,7 @@ func (s *Sink) write1(r *runner.Result) {
 	if r.TimedOut {
 		s.write(s.Stderr, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: job %d timed out after %.1fs and was stopped: %s",
-				r.Item.Seq, r.Runtime.Seconds(), r.Command.String())))
+				r.Item.Seq, r.TimeLimit.Seconds(), r.Command.String())))
 			return err
 		})
 	}

@@ -370,7 +370,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 	if p.Started != nil {
 		p.Started(&r)
 	}
-	jctx, timedOut := p.deadline(ctx)
+	jctx, timeoutHit := p.deadline(ctx)
 	pr, err := p.spawnWaiting(&r.Command, env, stdio)
 	if errors.Is(err, syscall.ENOEXEC) {
 		// A script without #!: a shell would run it with itself.
@@ -391,7 +391,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		if !errors.As(err, &se) {
 			err = fmt.Errorf("%s: %w", r.Command.Path, err) // say which program
 		}
-		timedOut() // releases the timer
+		timeoutHit() // releases the timer
 		return p.cannotStart(r, err)
 	}
 	p.groups.add(pr.pid)
@@ -400,7 +400,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 	ws, killed := pr.wait(jctx, p.kill(), p.TermSeq, block) // killed: fan ended it (timeout, drain, halt)
 	p.running.Add(-1)
 	r.Runtime = time.Since(r.Start)
-	r.TimedOut = timedOut() && killed
+	if limit := timeoutHit(); limit > 0 && killed {
+		r.TimedOut, r.TimeLimit = true, limit
+	}
 	switch {
 	case killed:
 		// GNU parallel logs a job it killed with Exitval -1.

@@ -26,8 +26,9 @@ type Result struct {
 	// NotStarted is set for items taken from the input but never run
 	// because the run was stopped.
 	NotStarted bool
-	// TimedOut is set when --timeout ended the job.
-	TimedOut bool
+	// TimedOut is set when --timeout ended the job, after TimeLimit.
+	TimedOut  bool
+	TimeLimit time.Duration
 	// Attempts is how many times the job ran (--retries).
 	Attempts int
 	// Skipped is set for jobs that an earlier run did (--resume); they are

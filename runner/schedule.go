@@ -139,14 +139,15 @@ func (r *runtimes) await(t *jobTimer) bool {
 }
 
 // deadline returns the context a job runs under, with its timeout, and a
-// function that tells afterwards whether the timeout ended the job. Time
+// function that tells afterwards the limit that ended the job, or 0 when
+// its timeout did not (it also releases the timer). Time
 // the run spends suspended (Ctrl-Z) does not count. A timeout of N% of
 // the median runtime follows the median as jobs succeed, as in GNU
 // parallel: a job started before any job succeeded gets its limit from the
 // first success, and a running job's limit moves with the median.
-func (p *Pool) deadline(ctx context.Context) (context.Context, func() bool) {
+func (p *Pool) deadline(ctx context.Context) (context.Context, func() time.Duration) {
 	if p.Timeout.Fixed <= 0 && p.Timeout.Percent <= 0 {
-		return ctx, func() bool { return false }
+		return ctx, func() time.Duration { return 0 }
 	}
 	jctx, cancel := context.WithCancelCause(ctx)
 	now := time.Now()
@@ -155,9 +156,12 @@ func (p *Pool) deadline(ctx context.Context) (context.Context, func() bool) {
 	t.timer = time.AfterFunc(never, t.fire)
 	t.arm(now)
 	t.mu.Unlock()
-	return jctx, func() bool {
+	return jctx, func() time.Duration {
 		t.stop()
-		return context.Cause(jctx) == errTimedOut
+		if context.Cause(jctx) != errTimedOut {
+			return 0
+		}
+		return t.ended
 	}
 }
 
@@ -175,6 +179,7 @@ type jobTimer struct {
 	timer   *time.Timer
 	cancel  context.CancelCauseFunc
 	stopped atomic.Bool
+	ended   time.Duration // the limit when it ended the job
 }
 
 // limit is the job's timeout now, or 0 while it waits for a median.
@@ -203,6 +208,7 @@ func (t *jobTimer) arm(now time.Time) {
 		t.timer.Reset(left)
 		return
 	}
+	t.ended = limit
 	t.cancel(errTimedOut)
 }
 

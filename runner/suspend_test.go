@@ -31,7 +31,7 @@ func TestTimeoutLeavesOutSuspension(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 		synctest.Wait()
-		if ctx.Err() == nil || !timedOut() {
+		if ctx.Err() == nil || timedOut() != 3*time.Second {
 			t.Fatal("the job did not time out after 3.1 s of running time")
 		}
 	})
@@ -113,7 +113,7 @@ func TestPercentTimeoutFollowsMedian(t *testing.T) {
 		}
 		p.medians.add(time.Second) // limit 2 s; the hung job has run 10 s
 		synctest.Wait()
-		if hung.Err() == nil || !hungTimedOut() {
+		if hung.Err() == nil || hungTimedOut() != 2*time.Second {
 			t.Fatal("the hung first job did not time out once a job succeeded")
 		}
 
@@ -128,7 +128,7 @@ func TestPercentTimeoutFollowsMedian(t *testing.T) {
 		}
 		time.Sleep(8 * time.Second)
 		synctest.Wait()
-		if job.Err() == nil || !timedOut() {
+		if job.Err() == nil || timedOut() != 10*time.Second {
 			t.Fatal("the job did not time out at 200% of the new median")
 		}
 	})
