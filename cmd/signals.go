@@ -81,11 +81,15 @@ func (d *drain) advance(timedOut bool) {
 		if timedOut {
 			why = fmt.Sprintf("drain timeout (%v): stopping", d.timeout)
 		}
-		d.notify(fmt.Sprintf("fan: %s %s (Ctrl-C again to kill them at once)", why, jobs(n)))
+		if n > 0 { // with none running, the first message said it all
+			d.notify(fmt.Sprintf("fan: %s %s (Ctrl-C again to kill them at once)", why, jobs(n)))
+		}
 		d.stopIntake()
 		d.terminate()
 	case killing:
-		d.notify(fmt.Sprintf("fan: killing %s", jobs(n)))
+		if n > 0 {
+			d.notify(fmt.Sprintf("fan: killing %s", jobs(n)))
+		}
 		d.stopIntake()
 		d.terminate()
 		d.kill()

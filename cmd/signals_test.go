@@ -142,4 +142,13 @@ func TestDrainMessageIdle(t *testing.T) {
 	if got := r.actions[0]; got != "say fan: interrupted: starting no new jobs" {
 		t.Errorf("said %q", got)
 	}
+	// Later signals stop and kill nothing, so they say nothing ("stopping
+	// 0 running jobs").
+	r.d.advance(false)
+	r.d.advance(false)
+	for _, a := range r.actions[1:] {
+		if strings.HasPrefix(a, "say ") {
+			t.Errorf("with no job running, a later signal said %q", a)
+		}
+	}
 }
