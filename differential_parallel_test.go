@@ -64,6 +64,8 @@ var diffCases = []diffCase{
 	{name: "delimiter-tab", args: []string{"-k", "-d", "\\t", "echo"}, stdin: "a\tb\tc\n"},
 	{name: "delimiter-nul-escape", args: []string{"-k", "-d", "\\0", "echo"}, stdin: "a\x00b\x00"},
 	{name: "delimiter-newline-escape", args: []string{"-k", "-d", "\\n", "echo"}, stdin: "a b\nc\n"},
+	{name: "delimiter-octal", args: []string{"-k", "-d", "\\101", "echo"}, stdin: "xAyAz"},
+	{name: "delimiter-octal-tab", args: []string{"-k", "-d", "\\011", "echo"}, stdin: "a\tb\tc"},
 	{name: "colsep", args: []string{"-k", "--colsep", ",", "echo", "{2}", "{1}"}, stdin: "a,b\nc,d\n"},
 	{name: "colsep-regex", args: []string{"-k", "--colsep", "[:;]+", "echo", "{3}-{1}"}, stdin: "a:b;;c\nx;y:z\n"},
 	{name: "colsep-append", args: []string{"-k", "--colsep", ",", "echo"}, stdin: "a,b,c\n"},
@@ -94,6 +96,7 @@ var diffCases = []diffCase{
 	{name: "append", args: []string{"-k", "printf", "[%s]\\\\n", ":::", "a", "b c"}},
 	// Tags: an empty tag still ends with its tab.
 	{name: "tag", args: []string{"-k", "--tag", "echo", "x", ":::", "", "a", "b c"}},
+	{name: "tagstring-escapes", args: []string{"-k", "--tagstring", "{}\\t|\\101", "echo", "x"}, stdin: "a\nb\n"},
 	{name: "tagstring-empty-column", args: []string{"-k", "--colsep", ":", "--tagstring", "{2}", "echo", "{1}"}, stdin: "d::f\na:b:c\n"},
 	{name: "tag-lb", args: []string{"-k", "--lb", "--tag", "echo", "x", ":::", "", "a"}},
 	// Commands.

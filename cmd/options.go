@@ -224,6 +224,14 @@ func (o *Options) check() (*config, error) {
 	if c.halt, err = runner.ParseHalt(o.Halt); err != nil {
 		return nil, usageErrorf("--halt: %v", err)
 	}
+	if o.TagString != "" {
+		// \t, \n, octal: the escapes GNU parallel reads in --tagstring.
+		tag, err := input.Unescape(o.TagString)
+		if err != nil {
+			return nil, usageErrorf("--tagstring: %v", err)
+		}
+		o.TagString = string(tag)
+	}
 	if rest, ok := strings.CutPrefix(o.Joblog, "+"); ok && rest != "" {
 		o.Joblog, o.joblogAppend = rest, true
 	}

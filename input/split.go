@@ -67,12 +67,24 @@ func (s *Splitter) Next() (string, error) {
 	}
 }
 
-// ParseDelimiter turns the argument of -d into the bytes it stands for. It
-// understands the escapes \n, \t, \0, \\ and \xHH; other text is literal.
+// ParseDelimiter turns the argument of -d into the bytes it stands for
+// (see Unescape).
 func ParseDelimiter(s string) ([]byte, error) {
 	if s == "" {
 		return nil, errors.New("the delimiter is empty (try -d '\\n' or -0)")
 	}
+	d, err := Unescape(s)
+	if err != nil {
+		return nil, fmt.Errorf("delimiter %q: %w", s, err)
+	}
+	return d, nil
+}
+
+// Unescape turns the escapes GNU parallel understands in -d and
+// --tagstring into the bytes they stand for: \n, \t, \r, \NNN and \N in
+// octal (so \0 is NUL), and also \\ and \xHH; other text, and any other
+// backslash, is literal.
+func Unescape(s string) ([]byte, error) {
 	var out []byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -88,26 +100,37 @@ func ParseDelimiter(s string) ([]byte, error) {
 			out = append(out, '\t')
 		case 'r':
 			out = append(out, '\r')
-		case '0':
-			out = append(out, 0)
 		case '\\':
 			out = append(out, '\\')
 		case 'x':
 			if i+3 > len(s) {
-				return nil, fmt.Errorf("delimiter %q: \\x needs two hex digits", s)
+				return nil, errors.New("\\x needs two hex digits")
 			}
 			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
 			if err != nil {
-				return nil, fmt.Errorf("delimiter %q: \\x needs two hex digits", s)
+				return nil, errors.New("\\x needs two hex digits")
 			}
 			out = append(out, byte(v))
 			i += 2
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			n := 1 // \N, or \NNN when three octal digits follow the backslash
+			if i+3 <= len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) {
+				n = 3
+			}
+			v, err := strconv.ParseUint(s[i:i+n], 8, 16)
+			if err != nil || v > 255 {
+				return nil, fmt.Errorf("\\%s is not a byte in octal", s[i:i+n])
+			}
+			out = append(out, byte(v))
+			i += n - 1
 		default:
 			out = append(out, '\\', s[i])
 		}
 	}
 	return out, nil
 }
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // ParseXargsDelimiter reads the argument of -d under --xargs as GNU xargs
 // does: one character, or one escape (\a \b \f \n \r \t \v \\, \xHH

@@ -97,13 +97,15 @@ func TestParseDelimiter(t *testing.T) {
 	for in, want := range map[string]string{
 		",": ",", `\n`: "\n", `\t`: "\t", `\0`: "\x00", `\\`: `\`, `\r`: "\r", `\x41`: "A",
 		`\x00`: "\x00", "::": "::", `a\nb`: "a\nb", `\q`: `\q`, `a\`: `a\`, `\\n`: `\n`,
+		// Octal, as GNU parallel: three digits, or one.
+		`\101`: "A", `\011`: "\t", `\012x`: "\nx", `\1`: "\x01", `\61`: "\x061", `\08`: "\x008", `\377`: "\xff",
 	} {
 		got, err := ParseDelimiter(in)
 		if err != nil || string(got) != want {
 			t.Errorf("ParseDelimiter(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", `\x`, `\x4`, `\xzz`} {
+	for _, in := range []string{"", `\x`, `\x4`, `\xzz`, `\400`} {
 		if got, err := ParseDelimiter(in); err == nil {
 			t.Errorf("ParseDelimiter(%q) = %q, want an error", in, got)
 		}
