@@ -118,6 +118,15 @@ var xargsCases = []struct {
 	{"-I within -s", "abcdefghij\n", []string{"-I{}", "-s", "20", "echo", "x{}y{}"}},
 	{"-I beyond -s", "abcdefghijkl\n", []string{"-I{}", "-s", "20", "echo", "x{}y{}"}},
 	// exit statuses
+	// The deprecated optional-argument forms old scripts still use.
+	{"-i is -I {}", "a\nb\n", []string{"-i", "echo", "x{}y"}},
+	{"-iR is -I R", "a\nb\n", []string{"-iZZ", "echo", "xZZy"}},
+	{"--replace is -I {}", "a\nb\n", []string{"--replace", "echo", "x{}y"}},
+	{"-l is -L 1", "a b\nc\nd\n", []string{"-l", "echo"}},
+	{"-lN is -L N", "a\nb\nc\n", []string{"-l2", "echo"}},
+	{"-eSTR is -E STR", "a\nSTOP\nb\n", []string{"-eSTOP", "echo"}},
+	{"-e is no end string", "a\n_\nb\n", []string{"-e", "echo"}},
+	{"-i after the command is the command's", "a\n", []string{"echo", "-i", "{}"}},
 	{"exit 1 is 123", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; exit 1"}},
 	{"exit 125 is 123", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; exit 125"}},
 	{"exit 126 from the command is 123", "a\nb\n", []string{"-n1", "sh", "-c", "echo $0; exit 126"}},

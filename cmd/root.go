@@ -23,7 +23,7 @@ const Version = "0.1.0"
 func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	var status int
 	c := NewCommand(stdin, stdout, stderr, &status)
-	c.SetArgs(args)
+	c.SetArgs(xargsOptionalForms(c.Flags(), args))
 	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
 		plainUsages(c) // a completion script is asking: see plainUsages
 	}
