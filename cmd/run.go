@@ -287,7 +287,13 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		announce := make(chan runner.Command)
 		pool.Announce, sink.Announce = announce, announce
 	}
-	if o.Results != "" {
+	switch name := runner.NewText(o.Results, o.Replace); {
+	case o.Results == "":
+	case name.Varies():
+		// --results 'out/{}': files named per job; their directories are
+		// made as jobs end.
+		sink.Results = &output.Results{Name: name}
+	default:
 		// Made now, so that a path fan cannot use fails before any job
 		// runs, as GNU parallel's does.
 		err := os.MkdirAll(o.Results, 0o755)

@@ -2,8 +2,10 @@ package output
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,10 +24,16 @@ import (
 // The source number of the n-th record of a job is n modulo Sources, plus
 // one, so -n 2 with one source gives DIR/1/a/1/b. Record values are made
 // safe as file names by escape.
+//
+// With Name set (DIR held replacement strings, --results 'out/{}'), a job's
+// files are instead NAME, NAME.err and NAME.seq, NAME being Name rendered
+// for the job, as in GNU parallel.
 type Results struct {
 	Dir string
 	// Sources is how many input sources a job takes a record from.
 	Sources int
+	// Name, when set, names each job's files (see above).
+	Name *runner.Text
 }
 
 // jobDir is the directory of one job's files.
@@ -62,6 +70,22 @@ func escape(rec string) string {
 // Save writes the files of one job that ran; out and errf are its
 // captured output (nil when it wrote nothing there).
 func (rs *Results) Save(r *runner.Result, out, errf *os.File) error {
+	if rs.Name != nil {
+		name := rs.Name.Render(&r.Item, r.Slot)
+		if slices.Contains(strings.Split(name, "/"), "..") {
+			// Items are data: one must not steer the files out of where
+			// the name puts them.
+			return fmt.Errorf("job %d's results would go to %q, which climbs out with \"..\" (give items without it, or the --results DIR form)", r.Item.Seq, name)
+		}
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return err
+		}
+		return errors.Join(
+			saveFile(name, out),
+			saveFile(name+".err", errf),
+			writeSmall(name+".seq", strconv.FormatInt(r.Item.Seq, 10)),
+		)
+	}
 	dir := rs.jobDir(r)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -24,3 +24,14 @@ func NewText(s, replace string) *Text {
 func (t *Text) Render(item *input.Item, slot int) string {
 	return string(renderParts(nil, t.parts, item, slot, -1, false))
 }
+
+// Varies reports whether the text holds a replacement string, so that it
+// renders differently from job to job.
+func (t *Text) Varies() bool {
+	for _, p := range t.parts {
+		if p.tok != nil {
+			return true
+		}
+	}
+	return false
+}
