@@ -306,7 +306,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 			closeSpool()
 			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, unwrapPath(err))
 		}
-		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources)}
+		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
 	}
 	if o.LineBuffer {
 		pool.Started = sink.StartHook()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,14 +35,29 @@ type Results struct {
 	Sources int
 	// Name, when set, names each job's files (see above).
 	Name *runner.Text
+	// Colsep, when set (--colsep), splits each record into columns, which
+	// take a level pair each, numbered through a tuple of records as GNU
+	// parallel numbers them: DIR/1/a/2/b for the record a,b.
+	Colsep *regexp.Regexp
 }
 
 // jobDir is the directory of one job's files.
 func (rs *Results) jobDir(r *runner.Result) string {
 	n := max(rs.Sources, 1)
 	elems := []string{rs.Dir}
+	col := 0 // the last column's number within the tuple
 	for i, rec := range r.Item.Records {
-		elems = append(elems, strconv.Itoa(i%n+1), escape(rec))
+		if i%n == 0 {
+			col = 0 // a new tuple
+		}
+		cols := []string{rec}
+		if rs.Colsep != nil {
+			cols = rs.Colsep.Split(rec, -1)
+		}
+		for _, c := range cols {
+			col++
+			elems = append(elems, strconv.Itoa(col), escape(c))
+		}
 	}
 	return filepath.Join(elems...)
 }
