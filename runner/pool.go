@@ -191,16 +191,24 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, resu
 			// Nothing runs, so nothing finishes out of order: rendering
 			// here, in turn, prints the commands in input order as GNU
 			// parallel does, with or without -k.
-			p.attempts(jobCtx, &item, p.slots.take(), time.Time{}, results)
+			p.attempts(jobCtx, &item, p.slots.take(), time.Time{}, false, results)
 			continue
 		}
 		// The slot and the start are taken here, in input order: the
 		// first job gets slot 1 ({%}), and --delay starts jobs in turn.
 		slot, at := p.slots.take(), p.pace.reserve()
+		// -t: announced here, the commands come in input order, as GNU
+		// parallel prints them; from the jobs' goroutines they would race.
+		// With --delay a job is announced when its turn comes (in order,
+		// a delay apart).
+		announced := p.Announce != nil && p.Delay == 0
+		if announced {
+			p.Announce <- p.Template.Render(&item, slot)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.attempts(jobCtx, &item, slot, at, results)
+			p.attempts(jobCtx, &item, slot, at, announced, results)
 		}()
 	}
 }
@@ -264,14 +272,15 @@ func (p *Pool) Release(r *Result) {
 // sends its Result. Its slot is given back between attempts, so a job
 // waiting to retry does not keep other items from running. The output of
 // failed attempts is dropped: only the last attempt's is kept. The first
-// attempt runs in slot, starting at start (see pacer); a retry takes a
-// slot and a start of its own.
-func (p *Pool) attempts(ctx context.Context, item *input.Item, slot int, start time.Time, results chan<- Result) {
+// attempt runs in slot, starting at start (see pacer), and has been
+// announced (-t) already when announced is set; a retry takes a slot and a
+// start of its own, and is announced when it starts.
+func (p *Pool) attempts(ctx context.Context, item *input.Item, slot int, start time.Time, announced bool, results chan<- Result) {
 	for attempt := 1; ; attempt++ {
 		if attempt > 1 {
-			slot, start = p.slots.take(), p.pace.reserve()
+			slot, start, announced = p.slots.take(), p.pace.reserve(), false
 		}
-		r := p.run(ctx, item, slot, start)
+		r := p.run(ctx, item, slot, start, announced)
 		r.Attempts = attempt
 		if r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries || p.intake.Err() != nil {
 			// Before the slot is free, so that no new job slips in past a
@@ -327,8 +336,9 @@ func (p *Pool) discard(r *Result) {
 	r.Stdout, r.Stderr = nil, nil
 }
 
-// run runs one job to its end, starting it no earlier than start.
-func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.Time) Result {
+// run runs one job to its end, starting it no earlier than start; announced
+// says that -t has shown its command already.
+func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.Time, announced bool) Result {
 	r := Result{Item: *item, Slot: slot, Command: p.Template.Render(item, slot), held: p.window != nil}
 	if p.DryRun {
 		r.DryRun = true
@@ -363,7 +373,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		return r
 	}
 	// After its --delay, the job is announced (-t) and timed from here.
-	if p.Announce != nil {
+	if p.Announce != nil && !announced {
 		p.Announce <- r.Command
 	}
 	r.Start = time.Now()
