@@ -61,6 +61,16 @@ func (o *Options) checkPacking(c *config) error {
 	if len(c.sources) > 1 {
 		return usageErrorf("--xargs reads one input: stdin or a single -a FILE")
 	}
+	// GNU parallel's ways of cutting and combining items mean nothing to
+	// xargs, which splits its one input itself and packs by default.
+	for _, f := range []struct {
+		flag  string
+		given bool
+	}{{"--colsep", o.Colsep != ""}, {"--link", o.Link}, {"-X", o.PackContext}, {"-m", o.PackMulti}} {
+		if f.given {
+			return usageErrorf("%s has no meaning under --xargs, which splits and packs its input as xargs does (drop one of the two)", f.flag)
+		}
+	}
 	switch {
 	case o.changed("max-args") && o.MaxArgs < 1:
 		return usageErrorf("--max-args: %d is not a count (xargs wants -n 1 or more)", o.MaxArgs)
