@@ -176,7 +176,7 @@ func (s *Sink) emit(r *runner.Result) {
 	if errors.As(r.Err, &capture) {
 		s.fail(capture) // fan's own: reported once, it ends the run
 	}
-	s.write1(r)
+	s.show(r)
 	if r.Err == nil && s.err != nil && !r.NotStarted && !r.DryRun && (r.Stdout != nil || r.Stderr != nil || s.Results != nil) {
 		r.Err = errOutputLost
 	}
@@ -202,9 +202,9 @@ func (s *Sink) emit(r *runner.Result) {
 	}
 }
 
-// write1 writes what one result has to show: its output (or command, for
+// show writes what one result has to show: its output (or command, for
 // a dry run), its --results files, and the lines fan has to say about it.
-func (s *Sink) write1(r *runner.Result) {
+func (s *Sink) show(r *runner.Result) {
 	if s.Ungrouped && s.err == nil && readerGone(s.Stdout) {
 		s.fail(fmt.Errorf("cannot write to stdout: %w", syscall.EPIPE))
 	}
