@@ -344,7 +344,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		r.DryRun = true
 		return r
 	}
-	r.Start = time.Now()
+	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
 	if r.Command.Err != nil {
 		return p.cannotStart(r, r.Command.Err)
 	}
