@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -18,6 +19,9 @@ type diffCase struct {
 	// sorted compares the lines of stdout sorted: the order of unordered
 	// output is not promised. Cases with -k compare stdout exactly.
 	sorted bool
+	// rows masks the Starttime and JobRuntime of --results rows on stdout
+	// (-.csv, -.tsv, -.json): times differ from run to run.
+	rows bool
 }
 
 // diffCases is the table. Cases where fan deliberately differs from GNU
@@ -111,6 +115,17 @@ var diffCases = []diffCase{
 	{name: "dry-run-plain", args: []string{"-k", "--dry-run", "echo", "{}", "x", ":::", "a", "b.c"}},
 	{name: "dry-run-tag", args: []string{"-k", "--dry-run", "--tag", "echo", ":::", "a", "b"}},
 	{name: "dry-run-tagstring", args: []string{"-k", "--dry-run", "--tagstring", "x{}", "echo", ":::", "a", "b"}},
+	// --results rows, on stdout: the quoting of each form, V1..Vn, stderr
+	// and exit values in their columns. (Not an item with a comma: GNU
+	// parallel quotes it for the shell in the Command column, fan need not.)
+	{name: "results-csv", rows: true, args: []string{"-k", "--results", "-.csv", "echo", ":::", "a", `q"x`, "", "sp ace", "é"}},
+	{name: "results-csv-stderr-exit", rows: true, args: []string{"-k", "--results", "-.csv", "echo out; echo err >&2; exit", ":::", "0", "3"}},
+	{name: "results-csv-product", rows: true, args: []string{"-k", "--results", "-.csv", "echo", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "results-csv-colsep", rows: true, args: []string{"-k", "--colsep", ",", "--results", "-.csv", "echo", "{2}", "{1}"}, stdin: "a,b\nc,d\n"},
+	{name: "results-tsv-max-args", rows: true, args: []string{"-k", "-n", "2", "--results", "-.tsv", "echo", ":::", "a", "b c", "d"}},
+	{name: "results-tsv-tab", rows: true, args: []string{"-k", "--results", "-.tsv", "echo"}, stdin: "a\tb\nc\n"},
+	{name: "results-json", rows: true, args: []string{"-k", "--results", "-.json", "printf", "%s\\t-\\001-\\n"}, stdin: "a\"b\nc\\\\d\n"},
+	{name: "results-json-stderr-exit", rows: true, args: []string{"-k", "--results", "-.json", "echo out; echo err >&2; exit", ":::", "0", "3"}},
 	// Exit status.
 	{name: "exit-ok", args: []string{"true", ":::", "1", "2"}},
 	{name: "exit-count", args: []string{"false", ":::", "1", "2", "3"}},
@@ -149,6 +164,9 @@ func TestDifferentialParallel(t *testing.T) {
 			if c.sorted {
 				fout, pout = sortLines(fout), sortLines(pout)
 			}
+			if c.rows {
+				fout, pout = maskTimes(fout), maskTimes(pout)
+			}
 			if fout != pout {
 				t.Errorf("fan %q\nstdout:\n%q\nGNU parallel:\n%q", args, fout, pout)
 			}
@@ -167,6 +185,15 @@ func runDiff(t *testing.T, dir, home, prog string, args []string, stdin string) 
 	cmd.Env = append(os.Environ(), "HOME="+home, "SHELL=/bin/sh", "PARALLEL_HOME="+filepath.Join(home, ".parallel"))
 	cmd.WaitDelay = 10 * time.Second
 	return stdoutAndStatus(t, cmd)
+}
+
+// rowTimes matches the Starttime and JobRuntime of a --results row: after
+// Seq and Host in CSV and TSV, by name in JSON.
+var rowTimes = regexp.MustCompile(`(?m)^(\d+[,\t]:[,\t])\d+\.\d{3}([,\t])\d+\.\d{3}|("Starttime": )[\d.]+(, "JobRuntime": )[\d.]+`)
+
+// maskTimes replaces the times of --results rows with T and R.
+func maskTimes(s string) string {
+	return rowTimes.ReplaceAllString(s, "${1}${3}T${2}${4}R")
 }
 
 func sortLines(s string) string {

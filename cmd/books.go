@@ -11,25 +11,31 @@ import (
 	"fan/output"
 )
 
-// books are the files fan keeps about a run: the joblog and the failures
-// file, and what an earlier joblog says is done.
+// books are the files fan keeps about a run: the joblog, the failures
+// file, the --results file of rows, and what an earlier joblog says is
+// done.
 type books struct {
 	joblog   *output.Joblog
 	failures *output.Failures
-	done     map[int64]bool // job number → it succeeded, from --resume's joblog
-	failed   bool           // --resume-failed: re-run jobs that failed
+	table    *output.ResultsTable // --results NAME.csv, .tsv or .json
+	done     map[int64]bool       // job number → it succeeded, from --resume's joblog
+	failed   bool                 // --resume-failed: re-run jobs that failed
 }
 
 // openBooks reads the joblog of an earlier run when resuming and creates
-// the joblog and failures files (not for --dry-run), all before any job
-// starts, so that an unusable path is reported before anything runs. A
-// path that is one of the run's inputs (a file, or stdin redirected from
-// it) is refused: it would be emptied before it is read.
-func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
-	outs := []struct{ flag, path string }{{"--joblog", o.Joblog}}
+// the joblog, failures and --results files (not for --dry-run), all before
+// any job starts, so that an unusable path is reported before anything
+// runs. A path that is one of the run's inputs (a file, or stdin
+// redirected from it) is refused: it would be emptied before it is read.
+func openBooks(o *Options, c *config, stdin io.Reader, stdout io.Writer) (*books, error) {
+	type out struct{ flag, path string }
+	outs := []out{{"--joblog", o.Joblog}}
 	if o.Failures != "" {
-		outs = append(outs, struct{ flag, path string }{"--failures", o.Failures},
-			struct{ flag, path string }{"--failures' record", output.FailuresRecord(o.Failures)})
+		outs = append(outs, out{"--failures", o.Failures}, out{"--failures' record", output.FailuresRecord(o.Failures)})
+	}
+	table := output.IsResultsTable(o.Results)
+	if table && !output.ResultsTableOnStdout(o.Results) {
+		outs = append(outs, out{"--results", o.Results})
 	}
 	for i, out := range outs {
 		if in := inputFileAt(out.path, c.sources, stdin); in != "" {
@@ -75,6 +81,14 @@ func openBooks(o *Options, c *config, stdin io.Reader) (*books, error) {
 		}
 		b.failures = f
 	}
+	if table {
+		t, err := output.OpenResultsTable(o.Results, stdout, c.colsep)
+		if err != nil {
+			b.close(false)
+			return nil, usageErrorf("--results: cannot write %q: %v (check the path)", o.Results, unwrapPath(err))
+		}
+		b.table = t
+	}
 	return b, nil
 }
 
@@ -97,6 +111,9 @@ func (b *books) close(keep bool) error {
 	}
 	if b.failures != nil {
 		errs = append(errs, b.failures.Close(keep))
+	}
+	if b.table != nil {
+		errs = append(errs, b.table.Close(keep))
 	}
 	return errors.Join(errs...)
 }

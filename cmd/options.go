@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fan/input"
+	"fan/output"
 	"fan/runner"
 )
 
@@ -246,6 +247,11 @@ func (o *Options) check() (*config, error) {
 	}
 	if err := o.checkUngroup(); err != nil {
 		return nil, err
+	}
+	if output.IsResultsTable(o.Results) {
+		// Job output goes to the rows of the --results file, whole, and
+		// none to stdout: there are no lines to pass on as they come.
+		o.LineBuffer = false
 	}
 	for _, f := range o.ArgFiles {
 		c.sources = append(c.sources, sourceSpec{file: f})

@@ -79,7 +79,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if o.ShowLimits {
 		lim.show(stderr) // before the sink owns stderr
 	}
-	books, err := openBooks(o, c, stdin)
+	books, err := openBooks(o, c, stdin, stdout)
 	if err != nil {
 		return failed(err)
 	}
@@ -289,6 +289,12 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 	}
 	switch name := runner.NewText(o.Results, o.Replace); {
 	case o.Results == "":
+	case output.IsResultsTable(o.Results):
+		// --results NAME.csv: rows of one file, opened with the books
+		// (none for a dry run), which take the job output in its place.
+		if books.table != nil {
+			sink.Results, sink.ResultsOnly = books.table, true
+		}
 	case name.Varies():
 		// --results 'out/{}': files named per job; their directories are
 		// made as jobs end.

@@ -47,21 +47,26 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 		return nil
 	}
 	start := float64(r.Start.UnixNano()) / 1e9
-	sig := int(r.Signal)
-	if r.TimedOut && sig == 0 {
-		sig = 15
-	}
 	if j.header {
 		j.header = false
 		j.w.WriteString(joblogHeader)
 	}
 	cmd := strings.ReplaceAll(r.Command.String(), "\n", " ")
 	_, err := fmt.Fprintf(j.w, "%d\t:\t%.3f\t%10.3f\t0\t%d\t%d\t%d\t%s\n",
-		r.Item.Seq, start, r.Runtime.Seconds(), received, r.Status, sig, cmd)
+		r.Item.Seq, start, r.Runtime.Seconds(), received, r.Status, loggedSignal(r), cmd)
 	if err == nil {
 		err = j.w.Flush() // a line per job, there even if fan is killed
 	}
 	return err
+}
+
+// loggedSignal is the Signal field of a job's joblog line: the signal that
+// ended it, 15 for a timed-out job.
+func loggedSignal(r *runner.Result) int {
+	if r.TimedOut && r.Signal == 0 {
+		return 15
+	}
+	return int(r.Signal)
 }
 
 // Close flushes and closes the joblog; keep is as for bookFile.Close.

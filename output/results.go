@@ -13,6 +13,14 @@ import (
 	"fan/runner"
 )
 
+// Saver keeps a copy of what each job wrote and how it ended (--results):
+// Results as files in a directory, ResultsTable as rows of one file.
+type Saver interface {
+	// Save keeps the record of one job that ran; out and errf are its
+	// captured output (nil when it wrote nothing there).
+	Save(r *runner.Result, out, errf *os.File) error
+}
+
 // Results saves what each job wrote and how it ended under a directory
 // (--results DIR), in GNU parallel's layout: for a job whose input records
 // are a (first source) and b (second source),

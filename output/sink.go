@@ -50,7 +50,10 @@ type Sink struct {
 	// from any goroutine.
 	Tag func(*runner.Result) string
 	// Results, when set, saves each job's output and exit status.
-	Results *Results
+	Results Saver
+	// ResultsOnly says that job output goes to Results alone, none of it
+	// to Stdout or Stderr (--results NAME.csv, as GNU parallel).
+	ResultsOnly bool
 	// Spool takes back the files results carry.
 	Spool runner.Spool
 	// Release is called once for every result the sink has finished with.
@@ -225,9 +228,10 @@ func (s *Sink) show(r *runner.Result) {
 		out, errf = l.out.f, l.err.f
 	}
 	if s.Results != nil && !r.NotStarted && !r.DryRun {
-		if err := s.Results.Save(r, out, errf); err != nil {
-			s.fail(fmt.Errorf("saving results: %w", err))
-		}
+		s.save(r, out, errf)
+	}
+	if s.ResultsOnly {
+		out, errf = nil, nil
 	}
 	if l != nil {
 		s.flushLive(l, true) // a timed-out job keeps its output too
@@ -253,6 +257,22 @@ func (s *Sink) show(r *runner.Result) {
 				r.Item.Seq, r.TimeLimit.Seconds(), r.Command.String())))
 			return err
 		})
+	}
+}
+
+// save keeps one job's output and exit status with Results. Its rows may
+// go to stdout (--results -.csv), so a progress display there is cleared
+// first.
+func (s *Sink) save(r *runner.Result, out, errf *os.File) {
+	if s.ResultsOnly {
+		s.meterHide(s.Stdout)
+	}
+	err := s.Results.Save(r, out, errf)
+	if s.ResultsOnly && s.Meter != nil {
+		s.Meter.Wrote(s.Stdout, true)
+	}
+	if err != nil {
+		s.fail(fmt.Errorf("saving results: %w", err))
 	}
 }
 

@@ -1,0 +1,254 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"fan/runner"
+)
+
+// ResultsTable saves every job as one row of a single file, as GNU
+// parallel does when --results names a file ending in .csv, .tsv or .json:
+// the joblog's fields, the job's values and its whole stdout and stderr.
+// The job output then goes to the file alone, none of it to stdout.
+//
+// CSV and TSV rows follow a header (Seq, Host, Starttime, JobRuntime, Send,
+// Receive, Exitval, Signal, Command, V1..Vn, Stdout, Stderr; n from the
+// first row). A field holding a double quote, whitespace, the separator
+// or a NUL is put in double quotes, with its quotes doubled. JSON rows are
+// one object a line; strings escape \, " and the control characters, and
+// pass other bytes through as they are (as GNU parallel's do), so a row is
+// valid JSON when the job's output is UTF-8.
+//
+// Outputs are copied from their spool files a chunk at a time, never held
+// in memory whole.
+type ResultsTable struct {
+	sep    byte      // ',' or '\t'; 0 for JSON
+	book   *bookFile // nil when the rows go to stdout (-.csv)
+	w      *bufio.Writer
+	colsep *regexp.Regexp
+	header bool // the CSV header is still to be written
+	buf    []byte
+}
+
+// tableSeparator tells the form of --results NAME: ',' for .csv, '\t' for
+// .tsv, 0 for .json (any case), ok false for a directory.
+func tableSeparator(name string) (sep byte, ok bool) {
+	switch ext := strings.ToLower(name); {
+	case strings.HasSuffix(ext, ".csv"):
+		return ',', true
+	case strings.HasSuffix(ext, ".tsv"):
+		return '\t', true
+	case strings.HasSuffix(ext, ".json"):
+		return 0, true
+	}
+	return 0, false
+}
+
+// IsResultsTable reports whether --results NAME asks for one file of rows
+// (NAME ends in .csv, .tsv or .json) rather than a directory.
+func IsResultsTable(name string) bool {
+	_, ok := tableSeparator(name)
+	return ok
+}
+
+// ResultsTableOnStdout reports whether the rows of --results NAME go to
+// stdout: NAME is -.csv, -.tsv or -.json.
+func ResultsTableOnStdout(name string) bool {
+	return name == "-.csv" || name == "-.tsv" || name == "-.json"
+}
+
+// OpenResultsTable opens the file of rows --results NAME names, before any
+// job runs (see bookFile), or takes stdout for -.csv, -.tsv and -.json.
+// colsep, when set, splits each input record into the values it gives.
+func OpenResultsTable(name string, stdout io.Writer, colsep *regexp.Regexp) (*ResultsTable, error) {
+	sep, _ := tableSeparator(name)
+	t := &ResultsTable{sep: sep, colsep: colsep, header: sep != 0, buf: make([]byte, chunk)}
+	if ResultsTableOnStdout(name) {
+		t.w = bufio.NewWriterSize(stdout, chunk)
+		return t, nil
+	}
+	b, err := openBook(name, false)
+	if err != nil {
+		return nil, err
+	}
+	t.book, t.w = b, bufio.NewWriterSize(b, chunk)
+	return t, nil
+}
+
+// Save writes the row of one job that ran; out and errf are its captured
+// output (nil when it wrote nothing there).
+func (t *ResultsTable) Save(r *runner.Result, out, errf *os.File) error {
+	var values []string
+	for _, rec := range r.Item.Records {
+		if t.colsep != nil {
+			values = append(values, t.colsep.Split(rec, -1)...)
+		} else {
+			values = append(values, rec)
+		}
+	}
+	// The joblog's fields, as it writes them (see Joblog.Add).
+	fields := []string{
+		strconv.FormatInt(r.Item.Seq, 10),
+		":",
+		fmt.Sprintf("%.3f", float64(r.Start.UnixNano())/1e9),
+		fmt.Sprintf("%.3f", r.Runtime.Seconds()),
+		"0",
+		strconv.FormatInt(size(out), 10),
+		strconv.Itoa(r.Status),
+		strconv.Itoa(loggedSignal(r)),
+	}
+	cmd := r.Command.String()
+	var err error
+	if t.sep == 0 {
+		err = t.jsonRow(fields, cmd, values, out, errf)
+	} else {
+		err = t.csvRow(append(append(fields, cmd), values...), out, errf)
+	}
+	return errors.Join(err, t.w.Flush()) // a row per job, there even if fan is killed
+}
+
+// jsonNames are the keys of a JSON row's fixed fields, in their order.
+var jsonNames = []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal"}
+
+func (t *ResultsTable) jsonRow(fields []string, cmd string, values []string, out, errf *os.File) error {
+	t.w.WriteString("{ ")
+	for i, f := range fields {
+		if i == 1 { // Host is the one string among them
+			f = `"` + f + `"`
+		}
+		fmt.Fprintf(t.w, "%q: %s, ", jsonNames[i], f)
+	}
+	t.w.WriteString(`"Command": "`)
+	jsonEscape(t.w, []byte(cmd))
+	t.w.WriteString(`", "V": [ `)
+	for i, v := range values {
+		if i > 0 {
+			t.w.WriteByte(',')
+		}
+		t.w.WriteByte('"')
+		jsonEscape(t.w, []byte(v))
+		t.w.WriteByte('"')
+	}
+	t.w.WriteString(` ], "Stdout": "`)
+	err := t.chunks(out, func(b []byte) { jsonEscape(t.w, b) })
+	t.w.WriteString(`", "Stderr": "`)
+	err = errors.Join(err, t.chunks(errf, func(b []byte) { jsonEscape(t.w, b) }))
+	t.w.WriteString("\" }\n")
+	return err
+}
+
+// jsonEscape writes b as the inside of a JSON string, escaping only what
+// JSON requires: \, " and the bytes below 0x20.
+func jsonEscape(w *bufio.Writer, b []byte) {
+	start := 0
+	for i, c := range b {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		w.Write(b[start:i])
+		if c < 0x20 {
+			fmt.Fprintf(w, `\u%04x`, c)
+		} else {
+			w.WriteByte('\\')
+			w.WriteByte(c)
+		}
+		start = i + 1
+	}
+	w.Write(b[start:])
+}
+
+func (t *ResultsTable) csvRow(fields []string, out, errf *os.File) error {
+	if t.header {
+		t.header = false
+		names := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
+		for i := range len(fields) - len(names) {
+			names = append(names, "V"+strconv.Itoa(i+1))
+		}
+		names = append(names, "Stdout", "Stderr")
+		t.w.WriteString(strings.Join(names, string(t.sep)) + "\n")
+	}
+	var errs []error
+	for i, f := range fields {
+		if i > 0 {
+			t.w.WriteByte(t.sep)
+		}
+		errs = append(errs, t.csvField(strings.NewReader(f), int64(len(f))))
+	}
+	for _, f := range []*os.File{out, errf} {
+		t.w.WriteByte(t.sep)
+		errs = append(errs, t.csvField(f, size(f)))
+	}
+	t.w.WriteByte('\n')
+	return errors.Join(errs...)
+}
+
+// csvField writes the n bytes of src as one field, in double quotes if it
+// needs them.
+func (t *ResultsTable) csvField(src io.ReaderAt, n int64) error {
+	special := " \t\n\r\f\v\"\x00" + string(t.sep)
+	quote := false
+	err := t.chunksOf(src, n, func(b []byte) {
+		quote = quote || bytes.ContainsAny(b, special)
+	})
+	if err != nil || !quote {
+		return errors.Join(err, t.chunksOf(src, n, func(b []byte) { t.w.Write(b) }))
+	}
+	t.w.WriteByte('"')
+	err = t.chunksOf(src, n, func(b []byte) {
+		for {
+			i := bytes.IndexByte(b, '"')
+			if i < 0 {
+				t.w.Write(b)
+				return
+			}
+			t.w.Write(b[:i+1])
+			t.w.WriteByte('"')
+			b = b[i+1:]
+		}
+	})
+	t.w.WriteByte('"')
+	return err
+}
+
+// chunks passes the whole of a captured output file (nil: nothing) to fn,
+// a chunk at a time.
+func (t *ResultsTable) chunks(f *os.File, fn func([]byte)) error {
+	if f == nil {
+		return nil
+	}
+	return t.chunksOf(f, size(f), fn)
+}
+
+// chunksOf passes the first n bytes of src to fn, a chunk at a time.
+func (t *ResultsTable) chunksOf(src io.ReaderAt, n int64, fn func([]byte)) error {
+	for off := int64(0); off < n; {
+		k, err := src.ReadAt(t.buf[:min(int64(len(t.buf)), n-off)], off)
+		fn(t.buf[:k])
+		off += int64(k)
+		if err != nil && !(errors.Is(err, io.EOF) && off == n) {
+			return err
+		}
+		if k == 0 {
+			return nil // the file shrank
+		}
+	}
+	return nil
+}
+
+// Close flushes the rows and closes the file (not stdout); keep is as for
+// bookFile.Close.
+func (t *ResultsTable) Close(keep bool) error {
+	err := t.w.Flush()
+	if t.book != nil {
+		err = errors.Join(err, t.book.Close(keep))
+	}
+	return err
+}
