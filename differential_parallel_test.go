@@ -84,6 +84,10 @@ var diffCases = []diffCase{
 	{name: "max-args-link", args: []string{"-k", "--link", "-n", "2", "echo", ":::", "a", "b", "c", ":::", "1", "2", "3"}},
 	{name: "max-args-product", args: []string{"-k", "-n", "2", "echo", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "max-args-zero", args: []string{"-k", "-n", "0", "echo", "x", "x{}y"}, stdin: "a\nb\nc\n"},
+	{name: "max-replace-args", args: []string{"-k", "-N", "2", "echo", "x{}y", "{2}-{1}", ":::", "a", "b", "c"}},
+	{name: "max-replace-args-zero", args: []string{"-k", "-N0", "echo", "x"}, stdin: "a\nb\n"},
+	{name: "max-replace-args-product", args: []string{"-k", "-N2", "echo", "x{}y", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "max-replace-args-colsep", args: []string{"-k", "--colsep", ",", "-N1", "echo", "x{}y", "{2}"}, stdin: "a,b\nc,d\n"},
 	{name: "max-args-seq", args: []string{"-k", "-n", "2", "echo", "{#}:{}", ":::", "a", "b", "c"}},
 	// Replacement strings.
 	{name: "replace-ext", args: []string{"-k", "echo", "[{.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/.b", "..", "./x.y", "a.b.c/"}},

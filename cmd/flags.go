@@ -31,6 +31,7 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.Colsep, "colsep", "", "split each item into columns {1} {2} ... at `REGEX`")
 	f.BoolVarP(&o.NoRunIfEmpty, "no-run-if-empty", "r", false, "skip items that are empty or only blanks")
 	f.IntVarP(&o.MaxArgs, "max-args", "n", 0, "put up to `N` items in each job ({} is all, {1}..{N} each; 0: one item per job, not passed)")
+	f.IntVarP(&o.MaxReplace, "max-replace-args", "N", 0, "as -n `N`, and a word holding {} beside other text is repeated for each item, as with -X")
 	f.BoolVar(&o.Link, "link", false, "zip several input sources instead of combining every item of each")
 }
 
@@ -86,6 +87,13 @@ func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
 	f.StringVar(&o.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.StringVar(&o.Completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
+	// GNU parallel's ways to silence its citation notice, which fan does
+	// not print: taken and ignored, so that scripts written for parallel
+	// run unchanged.
+	for _, name := range []string{"will-cite", "no-notice"} {
+		f.Bool(name, false, "ignored, as fan prints no citation notice")
+		f.Lookup(name).Hidden = true
+	}
 }
 
 // addXargsFlags: packing several items into one command, and the xargs
@@ -102,7 +110,7 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.ProcessSlotVar, "process-slot-var", "", "set the environment variable `NAME` to the job's slot, counted from 0")
 	f.BoolVar(&o.ShowLimits, "show-limits", false, "print the command-line size limits on stderr before running")
 	o.last = map[string]int{}
-	for _, name := range []string{"max-args", "max-lines", "replace", "max-chars", "delimiter"} {
+	for _, name := range []string{"max-args", "max-replace-args", "max-lines", "replace", "max-chars", "delimiter"} {
 		fl := f.Lookup(name)
 		fl.Value = &ordered{Value: fl.Value, name: name, last: o.last}
 	}

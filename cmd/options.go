@@ -25,7 +25,10 @@ type Options struct {
 	NoRunIfEmpty bool
 	MaxArgs      int
 	// NoArgs is -n 0: one job per item, with no argument from it.
-	NoArgs       bool
+	NoArgs bool
+	// MaxReplace is -N: -n whose words holding {} beside other text are
+	// repeated for each item, as with -X (GNU parallel's -N).
+	MaxReplace   int
 	Replace      string
 	Link         bool
 	Shell        string
@@ -196,6 +199,9 @@ func (o *Options) check() (*config, error) {
 	if o.MaxArgs < 0 {
 		return nil, usageErrorf("--max-args: %d is negative (try -n 2)", o.MaxArgs)
 	}
+	if err := o.takeMaxReplace(); err != nil {
+		return nil, err
+	}
 	if c.termSeq, err = runner.ParseTermSeq(o.TermSeq); err != nil {
 		return nil, usageErrorf("--termseq: %v", err)
 	}
@@ -277,12 +283,28 @@ func (o *Options) check() (*config, error) {
 	}
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Words: words, Replace: o.Replace, Shell: shell,
-		Argv: o.Xargs, Context: o.PackContext,
+		Argv: o.Xargs, Context: o.PackContext || o.changed("max-replace-args"),
 	})
 	if err := c.template.Err(); err != nil {
 		return nil, usageErrorf("the command: %v", err)
 	}
 	return c, nil
+}
+
+// takeMaxReplace turns -N N into -n N; the template then repeats a word
+// holding {} for each item (see check).
+func (o *Options) takeMaxReplace() error {
+	if !o.changed("max-replace-args") {
+		return nil
+	}
+	switch {
+	case o.changed("max-args"):
+		return usageErrorf("-n and -N cannot be used together (pick one)")
+	case o.MaxReplace < 0:
+		return usageErrorf("--max-replace-args: %d is negative (try -N 2)", o.MaxReplace)
+	}
+	o.MaxArgs, o.NoArgs = o.MaxReplace, o.MaxReplace == 0
+	return nil
 }
 
 // checkUngroup refuses the output flags that need captured output when
