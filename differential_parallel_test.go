@@ -61,6 +61,8 @@ var diffCases = []diffCase{
 	{name: "link-plus", args: []string{"-k", "echo", ":::", "a", "b", "c", ":::+", "1", "2"}},
 	{name: "link-plus-product", args: []string{"-k", "echo", "{3}{1}{2}", ":::", "a", "b", ":::+", "1", "2", ":::", "x", "y"}},
 	{name: "product-link-plus", args: []string{"-k", "echo", ":::", "x", "y", ":::", "a", "b", ":::+", "1", "2", "3"}},
+	{name: "arg-sep", args: []string{"-k", "--arg-sep", ",,", "echo", ":::", ",,", "a", "b", ",,+", "1", "2"}},
+	{name: "arg-file-sep", args: []string{"-k", "--arg-file-sep", "//", "echo", ":::", "a", "::::", "//", "nums.txt"}},
 	{name: "link-three", args: []string{"-k", "--link", "echo", "{1}{2}{3}", ":::", "a", "b", ":::", "1", "2", "3", "4", ":::", "x"}},
 	{name: "null", args: []string{"-k", "-0", "printf", "[%s]\\\\n"}, stdin: "a\x00b c\x00d\ne\x00"},
 	{name: "null-no-final", args: []string{"-k", "--null", "echo"}, stdin: "a\x00b"},

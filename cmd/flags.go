@@ -32,6 +32,8 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVarP(&o.NoRunIfEmpty, "no-run-if-empty", "r", false, "skip items that are empty or only blanks")
 	f.IntVarP(&o.MaxArgs, "max-args", "n", 0, "put up to `N` items in each job ({} is all, {1}..{N} each; 0: one item per job, not passed)")
 	f.IntVarP(&o.MaxReplace, "max-replace-args", "N", 0, "as -n `N`, and a word holding {} beside other text is repeated for each item, as with -X")
+	f.StringVar(&o.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
+	f.StringVar(&o.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
 	f.BoolVar(&o.Link, "link", false, "zip several input sources instead of combining every item of each")
 }
 

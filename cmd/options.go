@@ -31,6 +31,9 @@ type Options struct {
 	MaxReplace   int
 	Replace      string
 	Link         bool
+	// ArgSep and ArgFileSep start lists of items and of input files
+	// (::: and :::: unless --arg-sep and --arg-file-sep say otherwise).
+	ArgSep, ArgFileSep string
 	Shell        string
 	DryRun       bool
 	Verbose      bool
@@ -88,28 +91,44 @@ type sourceSpec struct {
 	linked bool     // :::+ or ::::+: zipped with the source before it
 }
 
-// isSeparator reports whether an argument starts a group of input sources.
-func isSeparator(arg string) bool {
-	return arg == ":::" || arg == "::::" || arg == ":::+" || arg == "::::+"
+// separators are the arguments that start a group of input sources:
+// items (:::, --arg-sep) and files (::::, --arg-file-sep).
+type separators struct{ items, files string }
+
+// of tells what an argument starts: a group of items or of files, linked
+// to the source before it (:::+, ::::+), or nothing (ok false).
+func (s separators) of(arg string) (files, linked, ok bool) {
+	base, linked := strings.CutSuffix(arg, "+")
+	switch arg {
+	case s.items, s.files:
+		return arg == s.files, false, true
+	case s.items + "+", s.files + "+":
+		return base == s.files, linked, true
+	}
+	return false, false, false
 }
 
 // splitArgs separates the command words from the ::: and :::: groups (and
-// their linked forms :::+ and ::::+).
-func splitArgs(args []string) (command []string, sources []sourceSpec) {
+// their linked forms :::+ and ::::+), or the separators --arg-sep and
+// --arg-file-sep give.
+func splitArgs(args []string, seps separators) (command []string, sources []sourceSpec) {
+	isSeparator := func(arg string) bool {
+		_, _, ok := seps.of(arg)
+		return ok
+	}
 	i := 0
 	for i < len(args) && !isSeparator(args[i]) {
 		i++
 	}
 	command = args[:i]
 	for i < len(args) {
-		sep := args[i]
-		linked := strings.HasSuffix(sep, "+")
+		files, linked, _ := seps.of(args[i])
 		i++
 		start := i
 		for i < len(args) && !isSeparator(args[i]) {
 			i++
 		}
-		if sep == ":::" || sep == ":::+" {
+		if !files {
 			sources = append(sources, sourceSpec{list: args[start:i], linked: linked})
 			continue
 		}

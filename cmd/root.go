@@ -67,7 +67,10 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 			if o.Xargs {
 				o.Command = args // xargs knows no ::: or ::::
 			} else {
-				o.Command, o.Sources = splitArgs(args)
+				if o.ArgSep == o.ArgFileSep {
+					return usageErrorf("--arg-sep and --arg-file-sep are both %q: lists of items and of files could not be told apart (give two different separators)", o.ArgSep)
+				}
+				o.Command, o.Sources = splitArgs(args, separators{items: o.ArgSep, files: o.ArgFileSep})
 			}
 			o.NoArgs = o.MaxArgs == 0 && c.Flags().Changed("max-args")
 			res := run(o, stdin, stdout, stderr)
