@@ -131,6 +131,8 @@ var diffCases = []diffCase{
 	{name: "results-tsv-max-args", rows: true, args: []string{"-k", "-n", "2", "--results", "-.tsv", "echo", ":::", "a", "b c", "d"}},
 	{name: "results-tsv-tab", rows: true, args: []string{"-k", "--results", "-.tsv", "echo"}, stdin: "a\tb\nc\n"},
 	{name: "results-json", rows: true, args: []string{"-k", "--results", "-.json", "printf", "%s\\t-\\001-\\n"}, stdin: "a\"b\nc\\\\d\n"},
+	{name: "results-csv-tag", rows: true, args: []string{"-k", "--tag", "--results", "-.csv", "printf 'o%s\\nx' {}; printf e >&2", ":::", "1", "2"}},
+	{name: "results-json-tagstring", rows: true, args: []string{"-k", "--tagstring", "T\"{#}", "--results", "-.json", "echo", ":::", "a"}},
 	{name: "results-json-stderr-exit", rows: true, args: []string{"-k", "--results", "-.json", "echo out; echo err >&2; exit", ":::", "0", "3"}},
 	// Exit status.
 	{name: "exit-ok", args: []string{"true", ":::", "1", "2"}},

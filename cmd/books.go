@@ -82,11 +82,12 @@ func openBooks(o *Options, c *config, stdin io.Reader, stdout io.Writer) (*books
 		b.failures = f
 	}
 	if table {
-		t, err := output.OpenResultsTable(o.Results, stdout, c.colsep)
+		t, err := output.OpenResultsTable(o.Results, stdout)
 		if err != nil {
 			b.close(false)
 			return nil, usageErrorf("--results: cannot write %q: %v (check the path)", o.Results, unwrapPath(err))
 		}
+		t.Tag = o.tagger()
 		b.table = t
 	}
 	return b, nil

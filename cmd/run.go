@@ -294,6 +294,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		// (none for a dry run), which take the job output in its place.
 		if books.table != nil {
 			sink.Results, sink.ResultsOnly = books.table, true
+			sink.ResultsOnStdout = output.ResultsTableOnStdout(o.Results)
 		}
 	case name.Varies():
 		// --results 'out/{}': files named per job; their directories are

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -30,10 +29,14 @@ import (
 // Outputs are copied from their spool files a chunk at a time, never held
 // in memory whole.
 type ResultsTable struct {
+	// Tag, when set, gives the text that every line of a job's stdout and
+	// stderr starts with in its row, followed by a tab (--tag,
+	// --tagstring), as in GNU parallel's rows.
+	Tag func(*runner.Result) string
+
 	sep    byte      // ',' or '\t'; 0 for JSON
 	book   *bookFile // nil when the rows go to stdout (-.csv)
 	w      *bufio.Writer
-	colsep *regexp.Regexp
 	header bool // the CSV header is still to be written
 	buf    []byte
 }
@@ -67,10 +70,9 @@ func ResultsTableOnStdout(name string) bool {
 
 // OpenResultsTable opens the file of rows --results NAME names, before any
 // job runs (see bookFile), or takes stdout for -.csv, -.tsv and -.json.
-// colsep, when set, splits each input record into the values it gives.
-func OpenResultsTable(name string, stdout io.Writer, colsep *regexp.Regexp) (*ResultsTable, error) {
+func OpenResultsTable(name string, stdout io.Writer) (*ResultsTable, error) {
 	sep, _ := tableSeparator(name)
-	t := &ResultsTable{sep: sep, colsep: colsep, header: sep != 0, buf: make([]byte, chunk)}
+	t := &ResultsTable{sep: sep, header: sep != 0, buf: make([]byte, chunk)}
 	if ResultsTableOnStdout(name) {
 		t.w = bufio.NewWriterSize(stdout, chunk)
 		return t, nil
@@ -84,15 +86,12 @@ func OpenResultsTable(name string, stdout io.Writer, colsep *regexp.Regexp) (*Re
 }
 
 // Save writes the row of one job that ran; out and errf are its captured
-// output (nil when it wrote nothing there).
+// output (nil when it wrote nothing there). Jobs the run stopped (a drain,
+// --halt now) get no row, as in the joblog and in GNU parallel: they did
+// not finish.
 func (t *ResultsTable) Save(r *runner.Result, out, errf *os.File) error {
-	var values []string
-	for _, rec := range r.Item.Records {
-		if t.colsep != nil {
-			values = append(values, t.colsep.Split(rec, -1)...)
-		} else {
-			values = append(values, rec)
-		}
+	if r.Stopped() {
+		return nil
 	}
 	// The joblog's fields, as it writes them (see Joblog.Add).
 	fields := []string{
@@ -105,20 +104,69 @@ func (t *ResultsTable) Save(r *runner.Result, out, errf *os.File) error {
 		strconv.Itoa(r.Status),
 		strconv.Itoa(loggedSignal(r)),
 	}
+	prefix := ""
+	if t.Tag != nil {
+		prefix = t.Tag(r) + "\t"
+	}
+	outputs := []field{t.output(out, prefix), t.output(errf, prefix)}
+	// The values are the job's arguments, {1}..{n}: the columns of its
+	// records, and under --xargs the words as split, not as quoted.
 	cmd := r.Command.String()
 	var err error
 	if t.sep == 0 {
-		err = t.jsonRow(fields, cmd, values, out, errf)
+		err = t.jsonRow(fields, cmd, r.Item.Args, outputs)
 	} else {
-		err = t.csvRow(append(append(fields, cmd), values...), out, errf)
+		err = t.csvRow(append(append(fields, cmd), r.Item.Args...), outputs)
 	}
-	return errors.Join(err, t.w.Flush()) // a row per job, there even if fan is killed
+	err = errors.Join(err, t.w.Flush()) // a row per job, there even if fan is killed
+	if err != nil && t.book != nil {
+		// Not fan's stdout: a pipe's reader gone is an error to report,
+		// not a reason to leave quietly.
+		return errors.New(err.Error())
+	}
+	return err
+}
+
+// A field passes all its bytes to fn, in pieces.
+type field func(fn func([]byte)) error
+
+func text(s string) field {
+	return func(fn func([]byte)) error {
+		fn([]byte(s))
+		return nil
+	}
+}
+
+// output is the field of a captured output file (nil: empty), each of its
+// lines after prefix (--tag; "" for none), as GNU parallel tags them: a
+// last line without a newline stays without one.
+func (t *ResultsTable) output(f *os.File, prefix string) field {
+	return func(fn func([]byte)) error {
+		if f == nil {
+			return nil
+		}
+		lineStart := true
+		return t.chunks(f, size(f), func(b []byte) {
+			for len(b) > 0 {
+				if lineStart && prefix != "" {
+					fn([]byte(prefix))
+				}
+				i := bytes.IndexByte(b, '\n') + 1
+				if i == 0 {
+					i = len(b)
+				}
+				fn(b[:i])
+				lineStart = b[i-1] == '\n'
+				b = b[i:]
+			}
+		})
+	}
 }
 
 // jsonNames are the keys of a JSON row's fixed fields, in their order.
 var jsonNames = []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal"}
 
-func (t *ResultsTable) jsonRow(fields []string, cmd string, values []string, out, errf *os.File) error {
+func (t *ResultsTable) jsonRow(fields []string, cmd string, values []string, outputs []field) error {
 	t.w.WriteString("{ ")
 	for i, f := range fields {
 		if i == 1 { // Host is the one string among them
@@ -138,9 +186,10 @@ func (t *ResultsTable) jsonRow(fields []string, cmd string, values []string, out
 		t.w.WriteByte('"')
 	}
 	t.w.WriteString(` ], "Stdout": "`)
-	err := t.chunks(out, func(b []byte) { jsonEscape(t.w, b) })
+	escape := func(b []byte) { jsonEscape(t.w, b) }
+	err := outputs[0](escape)
 	t.w.WriteString(`", "Stderr": "`)
-	err = errors.Join(err, t.chunks(errf, func(b []byte) { jsonEscape(t.w, b) }))
+	err = errors.Join(err, outputs[1](escape))
 	t.w.WriteString("\" }\n")
 	return err
 }
@@ -165,44 +214,45 @@ func jsonEscape(w *bufio.Writer, b []byte) {
 	w.Write(b[start:])
 }
 
-func (t *ResultsTable) csvRow(fields []string, out, errf *os.File) error {
+func (t *ResultsTable) csvRow(values []string, outputs []field) error {
 	if t.header {
 		t.header = false
 		names := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
-		for i := range len(fields) - len(names) {
+		for i := range len(values) - len(names) {
 			names = append(names, "V"+strconv.Itoa(i+1))
 		}
 		names = append(names, "Stdout", "Stderr")
 		t.w.WriteString(strings.Join(names, string(t.sep)) + "\n")
 	}
 	var errs []error
-	for i, f := range fields {
+	for i, v := range values {
 		if i > 0 {
 			t.w.WriteByte(t.sep)
 		}
-		errs = append(errs, t.csvField(strings.NewReader(f), int64(len(f))))
+		errs = append(errs, t.csvField(text(v)))
 	}
-	for _, f := range []*os.File{out, errf} {
+	for _, f := range outputs {
 		t.w.WriteByte(t.sep)
-		errs = append(errs, t.csvField(f, size(f)))
+		errs = append(errs, t.csvField(f))
 	}
 	t.w.WriteByte('\n')
 	return errors.Join(errs...)
 }
 
-// csvField writes the n bytes of src as one field, in double quotes if it
-// needs them.
-func (t *ResultsTable) csvField(src io.ReaderAt, n int64) error {
+// csvField writes one field, in double quotes if it holds a double quote,
+// whitespace, the separator or a NUL. It goes through the field twice: to
+// tell, then to write.
+func (t *ResultsTable) csvField(f field) error {
 	special := " \t\n\r\f\v\"\x00" + string(t.sep)
 	quote := false
-	err := t.chunksOf(src, n, func(b []byte) {
+	err := f(func(b []byte) {
 		quote = quote || bytes.ContainsAny(b, special)
 	})
 	if err != nil || !quote {
-		return errors.Join(err, t.chunksOf(src, n, func(b []byte) { t.w.Write(b) }))
+		return errors.Join(err, f(func(b []byte) { t.w.Write(b) }))
 	}
 	t.w.WriteByte('"')
-	err = t.chunksOf(src, n, func(b []byte) {
+	err = f(func(b []byte) {
 		for {
 			i := bytes.IndexByte(b, '"')
 			if i < 0 {
@@ -218,20 +268,13 @@ func (t *ResultsTable) csvField(src io.ReaderAt, n int64) error {
 	return err
 }
 
-// chunks passes the whole of a captured output file (nil: nothing) to fn,
-// a chunk at a time.
-func (t *ResultsTable) chunks(f *os.File, fn func([]byte)) error {
-	if f == nil {
-		return nil
-	}
-	return t.chunksOf(f, size(f), fn)
-}
-
-// chunksOf passes the first n bytes of src to fn, a chunk at a time.
-func (t *ResultsTable) chunksOf(src io.ReaderAt, n int64, fn func([]byte)) error {
+// chunks passes the first n bytes of src to fn, a chunk at a time.
+func (t *ResultsTable) chunks(src io.ReaderAt, n int64, fn func([]byte)) error {
 	for off := int64(0); off < n; {
 		k, err := src.ReadAt(t.buf[:min(int64(len(t.buf)), n-off)], off)
-		fn(t.buf[:k])
+		if k > 0 {
+			fn(t.buf[:k])
+		}
 		off += int64(k)
 		if err != nil && !(errors.Is(err, io.EOF) && off == n) {
 			return err

@@ -52,8 +52,9 @@ type Sink struct {
 	// Results, when set, saves each job's output and exit status.
 	Results Saver
 	// ResultsOnly says that job output goes to Results alone, none of it
-	// to Stdout or Stderr (--results NAME.csv, as GNU parallel).
-	ResultsOnly bool
+	// to Stdout or Stderr (--results NAME.csv, as GNU parallel), and
+	// ResultsOnStdout that Results writes its rows to Stdout (-.csv).
+	ResultsOnly, ResultsOnStdout bool
 	// Spool takes back the files results carry.
 	Spool runner.Spool
 	// Release is called once for every result the sink has finished with.
@@ -264,11 +265,11 @@ func (s *Sink) show(r *runner.Result) {
 // go to stdout (--results -.csv), so a progress display there is cleared
 // first.
 func (s *Sink) save(r *runner.Result, out, errf *os.File) {
-	if s.ResultsOnly {
+	if s.ResultsOnStdout {
 		s.meterHide(s.Stdout)
 	}
 	err := s.Results.Save(r, out, errf)
-	if s.ResultsOnly && s.Meter != nil {
+	if s.ResultsOnStdout && s.Meter != nil {
 		s.Meter.Wrote(s.Stdout, true)
 	}
 	if err != nil {
