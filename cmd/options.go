@@ -28,38 +28,38 @@ type Options struct {
 	NoArgs bool
 	// MaxReplace is -N: -n whose words holding {} beside other text are
 	// repeated for each item, as with -X (GNU parallel's -N).
-	MaxReplace   int
-	Replace      string
-	Link         bool
+	MaxReplace int
+	Replace    string
+	Link       bool
 	// ArgSep and ArgFileSep start lists of items and of input files
 	// (::: and :::: unless --arg-sep and --arg-file-sep say otherwise).
 	ArgSep, ArgFileSep string
-	Shell        string
-	DryRun       bool
-	Verbose      bool
-	Ungroup      bool
-	Group        bool
-	LineBuffer   bool
-	Tag          bool
-	TagString    string
-	Results      string
-	TermSeq      string
-	Timeout      string
-	Retries      int
-	RetryDelay   string
-	Delay        string
-	Halt         string
-	DrainTimeout string
-	Failures     string
-	Joblog       string
-	Resume       bool
-	ResumeFailed bool
-	Bar          bool
-	NoBar        bool
-	ETA          bool
-	Progress     bool
-	Color        string
-	Completion   string
+	Shell              string
+	DryRun             bool
+	Verbose            bool
+	Ungroup            bool
+	Group              bool
+	LineBuffer         bool
+	Tag                bool
+	TagString          string
+	Results            string
+	TermSeq            string
+	Timeout            string
+	Retries            int
+	RetryDelay         string
+	Delay              string
+	Halt               string
+	DrainTimeout       string
+	Failures           string
+	Joblog             string
+	Resume             bool
+	ResumeFailed       bool
+	Bar                bool
+	NoBar              bool
+	ETA                bool
+	Progress           bool
+	Color              string
+	Completion         string
 
 	// The xargs drop-in and packing flags (see addXargsFlags).
 	Xargs          bool
