@@ -22,6 +22,7 @@ type Options struct {
 	Null         bool
 	Delimiter    string
 	Colsep       string
+	Trim         string
 	NoRunIfEmpty bool
 	MaxArgs      int
 	// NoArgs is -n 0: one job per item, with no argument from it.
@@ -144,6 +145,7 @@ type config struct {
 	jobs     int
 	delim    []byte
 	colsep   *regexp.Regexp
+	trim     input.Trim
 	termSeq  runner.TermSeq
 	template *runner.Template
 	sources  []sourceSpec
@@ -213,6 +215,12 @@ func (o *Options) check() (*config, error) {
 	if o.Colsep != "" {
 		if c.colsep, err = regexp.Compile(o.Colsep); err != nil {
 			return nil, usageErrorf("--colsep: %q is not a regular expression: %v", o.Colsep, err)
+		}
+		c.trim = input.Trim{Left: true, Right: true} // as GNU parallel
+	}
+	if o.Trim != "" {
+		if c.trim, err = input.ParseTrim(o.Trim); err != nil {
+			return nil, usageErrorf("--trim: %v", err)
 		}
 	}
 	if o.MaxArgs < 0 {

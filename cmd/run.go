@@ -188,7 +188,7 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 			return nil, nil, err
 		}
 	}
-	reader := &input.Reader{Sources: srcs, Gates: gates, Link: o.Link, Linked: c.linked(), Colsep: c.colsep, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: o.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
 		SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString, Count: &counted.Read}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)

@@ -24,6 +24,9 @@ type Reader struct {
 	Linked []bool
 	// Colsep, when set, splits each record into columns.
 	Colsep *regexp.Regexp
+	// Trim trims the arguments: the columns with Colsep, else the records.
+	// Records keep what was read.
+	Trim Trim
 	// MaxArgs is the number of tuples per job (-n); 0 means 1.
 	MaxArgs int
 	// NoArgs (-n 0, as GNU parallel) reads one tuple per job but gives the
@@ -255,11 +258,17 @@ func (r *Reader) tuples() tuples {
 }
 
 func (r *Reader) appendColumns(args []string, t []string) []string {
-	if r.Colsep == nil {
+	if r.Colsep == nil && r.Trim == (Trim{}) {
 		return append(args, t...)
 	}
 	for _, rec := range t {
-		args = append(args, r.Colsep.Split(rec, -1)...)
+		if r.Colsep == nil {
+			args = append(args, r.Trim.apply(rec))
+			continue
+		}
+		for _, col := range r.Colsep.Split(rec, -1) {
+			args = append(args, r.Trim.apply(col))
+		}
 	}
 	return args
 }
