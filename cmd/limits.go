@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"golang.org/x/sys/unix"
+
+	"fan/runner"
 )
 
 // pointerSize is what the kernel counts for each argument's pointer when it
@@ -19,9 +21,9 @@ const bufferSize = 128 << 10
 // included) may be. A command run by a shell is one such argument.
 const maxArgStrlen = 32 * 4096
 
-// jobEnvExtra is room for the variables fan adds to each job's environment
-// (FAN_SEQ, FAN_SLOT, --process-slot-var) beyond their names.
-const jobEnvExtra = 2 * (20 + 1 + pointerSize)
+// jobEnvValue is room for the value of a variable fan adds to each job's
+// environment (runner.JobVars, --process-slot-var), and its pointer.
+const jobEnvValue = 20 + 1 + pointerSize
 
 // argLimits are the sizes a command must keep within, as xargs
 // --show-limits reports them.
@@ -34,7 +36,10 @@ type argLimits struct {
 
 // computeLimits works out the limits for jobs run with env (and slotVar).
 func computeLimits(env []string, slotVar string) argLimits {
-	l := argLimits{env: jobEnvExtra + len("FAN_SEQ=FAN_SLOT=") + len(slotVar) + 1}
+	l := argLimits{env: len(slotVar) + jobEnvValue}
+	for _, name := range runner.JobVars {
+		l.env += len(name) + jobEnvValue
+	}
 	for _, kv := range env {
 		l.env += len(kv) + 1 + pointerSize
 	}

@@ -107,6 +107,9 @@ set in each job's environment to its job number, as {#}
 .B FAN_SLOT
 set in each job's environment to its job slot, as {%}
 .TP
+.BR PARALLEL_SEQ ", " PARALLEL_JOBSLOT
+the same as FAN_SEQ and FAN_SLOT, under GNU parallel's names
+.TP
 .B NO_COLOR
 when set and not empty, fan's messages are not colored, unless
 \fB\-\-color=always\fR (see https://no\-color.org)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -346,11 +347,13 @@ func newDrain(c *config, pool *runner.Pool, notify func(string), st *stops) *dra
 	}
 }
 
-// jobEnv is fan's environment without a FAN_SEQ or FAN_SLOT of an outer fan.
+// jobEnv is fan's environment without the job variables of an outer fan
+// or GNU parallel (runner.JobVars), which each job gets its own of.
 func jobEnv(env []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "FAN_SEQ=") && !strings.HasPrefix(kv, "FAN_SLOT=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(runner.JobVars, name) {
 			out = append(out, kv)
 		}
 	}

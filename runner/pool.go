@@ -61,13 +61,18 @@ type EmptyPutter interface {
 	PutEmpty(*os.File)
 }
 
+// JobVars are the variables the pool sets in each job's environment: its
+// job number and its slot, under fan's names and GNU parallel's (for
+// scripts written for it).
+var JobVars = []string{"FAN_SEQ", "FAN_SLOT", "PARALLEL_SEQ", "PARALLEL_JOBSLOT"}
+
 // Pool runs jobs: at most Jobs at once, each in its own process group.
 type Pool struct {
 	// Jobs is how many jobs run at once; 0 means no limit.
 	Jobs int
 	// Template renders each job's command.
 	Template *Template
-	// Env is the environment of every job, without FAN_SEQ and FAN_SLOT.
+	// Env is the environment of every job, without the JobVars.
 	Env []string
 	// Spool captures each job's output; nil lets jobs write straight to
 	// fan's own stdout and stderr (--ungroup).
@@ -362,8 +367,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		}
 		stdio[1], stdio[2] = r.Stdout.Fd(), r.Stderr.Fd()
 	}
+	seq, slotNum := strconv.FormatInt(item.Seq, 10), strconv.Itoa(slot)
 	env := append(p.Env[:len(p.Env):len(p.Env)],
-		"FAN_SEQ="+strconv.FormatInt(item.Seq, 10), "FAN_SLOT="+strconv.Itoa(slot))
+		"FAN_SEQ="+seq, "FAN_SLOT="+slotNum, "PARALLEL_SEQ="+seq, "PARALLEL_JOBSLOT="+slotNum)
 	if p.SlotVar != "" {
 		env = append(env, p.SlotVar+"="+strconv.Itoa(slot-1))
 	}
