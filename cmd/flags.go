@@ -100,8 +100,9 @@ func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 }
 
 // addXargsFlags: packing several items into one command, and the xargs
-// drop-in. It wraps -n, -L, -I, -s and -d to record whether and in which
-// order they were given (-n, -I and -d are registered earlier).
+// drop-in. It wraps -n, -N, -L, -I, -s, -d and --shell to record whether
+// and in which order they were given (all but -L and -s are registered
+// earlier).
 func addXargsFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Xargs, "xargs", false, "be GNU xargs: split input on blanks with its quoting, pack items, exec without a shell, its exit codes (default -P 1)")
 	f.BoolVarP(&o.PackContext, "context-replace", "X", false, "put as many items in each job as fit (the last spread over the job slots); a word holding {} is repeated for each")
@@ -113,7 +114,7 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.ProcessSlotVar, "process-slot-var", "", "set the environment variable `NAME` to the job's slot, counted from 0")
 	f.BoolVar(&o.ShowLimits, "show-limits", false, "print the command-line size limits on stderr before running")
 	o.last = map[string]int{}
-	for _, name := range []string{"max-args", "max-replace-args", "max-lines", "replace", "max-chars", "delimiter"} {
+	for _, name := range []string{"max-args", "max-replace-args", "max-lines", "replace", "max-chars", "delimiter", "shell"} {
 		fl := f.Lookup(name)
 		fl.Value = &ordered{Value: fl.Value, name: name, last: o.last}
 	}

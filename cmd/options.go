@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
@@ -296,9 +297,10 @@ func (o *Options) check() (*config, error) {
 	if c.sources[0].linked {
 		return nil, usageErrorf(":::+ and ::::+ link their items to the input source before them, and there is none (use ::: or :::: for the first)")
 	}
-	shell, err := exec.LookPath(o.Shell)
+	functions := exportedFunctions(os.Environ())
+	shell, err := o.shell(functions)
 	if err != nil {
-		return nil, usageErrorf("--shell: %q is not a program fan can run (give a shell, e.g. --shell /bin/bash)", o.Shell)
+		return nil, err
 	}
 	if err := o.checkPacking(c); err != nil {
 		return nil, err
@@ -311,11 +313,49 @@ func (o *Options) check() (*config, error) {
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Words: words, Replace: o.Replace, Shell: shell,
 		Argv: o.Xargs, Context: o.PackContext || o.changed("max-replace-args"),
+		Functions: functions,
 	})
 	if err := c.template.Err(); err != nil {
 		return nil, usageErrorf("the command: %v", err)
 	}
 	return c, nil
+}
+
+// shell finds the shell for jobs that need one: --shell, else GNU
+// parallel's PARALLEL_SHELL, else bash when bash functions are exported
+// (export -f works in bash alone, so the jobs run in it as under GNU
+// parallel started from bash), else /bin/sh.
+func (o *Options) shell(functions map[string]bool) (string, error) {
+	flag, name := "--shell", o.Shell
+	if env := os.Getenv("PARALLEL_SHELL"); env != "" && !o.changed("shell") {
+		flag, name = "PARALLEL_SHELL", env
+	} else if len(functions) > 0 && !o.changed("shell") {
+		if bash, err := exec.LookPath("bash"); err == nil {
+			return bash, nil
+		}
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", usageErrorf("%s: %q is not a program fan can run (give a shell, e.g. --shell /bin/bash)", flag, name)
+	}
+	return path, nil
+}
+
+// exportedFunctions are the names of the shell functions bash exported
+// into env (export -f puts each in BASH_FUNC_name%%).
+func exportedFunctions(env []string) map[string]bool {
+	var names map[string]bool
+	for _, kv := range env {
+		rest, ok := strings.CutPrefix(kv, "BASH_FUNC_")
+		name, _, isFunc := strings.Cut(rest, "%%=")
+		if ok && isFunc && name != "" {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			names[name] = true
+		}
+	}
+	return names
 }
 
 // takeMaxReplace turns -N N into -n N; the template then repeats a word

@@ -28,6 +28,10 @@ type TemplateOptions struct {
 	// Context is GNU parallel's -X: a word that holds {} besides other
 	// text is repeated for each argument.
 	Context bool
+	// Functions are the shell functions exported to the jobs (bash's
+	// export -f): a template whose program is one runs through the shell,
+	// as one whose program is a builtin does.
+	Functions map[string]bool
 }
 
 // Template is a command template parsed once and rendered per job. It is
@@ -117,6 +121,9 @@ func NewTemplate(o TemplateOptions) *Template {
 		}
 	}
 	name := prog[0].lit
+	if !strings.Contains(name, "/") && o.Functions[name] {
+		return t
+	}
 	if !strings.Contains(name, "/") && shellWords[name] {
 		if !twins[name] {
 			return t
