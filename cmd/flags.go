@@ -21,6 +21,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addXargsFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
 	f.Bool("version", false, "print fan's version")
+	f.SetNormalizeFunc(spelling) // last: it looks at every flag's name
 }
 
 // addInputFlags: where items come from and how they are split and batched.

@@ -1,0 +1,53 @@
+package cmd
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// spellings are GNU parallel's other names for flags fan has, taken as
+// they are by parallel (its Getopt::Long table), so that scripts written
+// for it run unchanged.
+var spellings = map[string]string{
+	"jl": "joblog", "result": "results", "res": "results",
+	"resumefailed": "resume-failed", "keeporder": "keep-order",
+	"line-buffered": "line-buffer", "linebuffer": "line-buffer", "linebuffered": "line-buffer",
+	"tag-string": "tagstring", "term-seq": "termseq",
+	"maxprocs": "max-procs", "maxchars": "max-chars", "argfile": "arg-file",
+	"norunifempty": "no-run-if-empty", "processslotvar": "process-slot-var",
+	"maxargs": "max-args", "maxreplaceargs": "max-replace-args", "maxlines": "max-lines",
+	"col-sep": "colsep", "showlimits": "show-limits", "xapply": "link",
+	"dryrun": "dry-run", "dr": "dry-run", "argsep": "arg-sep", "argfilesep": "arg-file-sep",
+	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice",
+	"halt-on-error": "halt",
+}
+
+// spelling is the flag set's normalising function: it takes GNU
+// parallel's other names for a flag (spellings) and, as GNU getopt_long
+// and Perl's Getopt::Long do for xargs and parallel, any unambiguous
+// beginning of a long name (--keep for --keep-order, --max-a for
+// --max-args). An ambiguous or unknown name is left as it is, for the
+// parser to refuse.
+func spelling(f *pflag.FlagSet, name string) pflag.NormalizedName {
+	if real, ok := spellings[name]; ok {
+		return pflag.NormalizedName(real)
+	}
+	// f.Lookup would call this function again: the flags are visited.
+	matches := 0
+	match := name
+	f.VisitAll(func(fl *pflag.Flag) {
+		switch {
+		case matches < 0:
+		case fl.Name == name:
+			matches, match = -1, name // exact
+		case name != "" && strings.HasPrefix(fl.Name, name):
+			matches++
+			match = fl.Name
+		}
+	})
+	if matches > 1 {
+		return pflag.NormalizedName(name) // ambiguous
+	}
+	return pflag.NormalizedName(match)
+}
