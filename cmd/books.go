@@ -27,7 +27,7 @@ type books struct {
 // any job starts, so that an unusable path is reported before anything
 // runs. A path that is one of the run's inputs (a file, or stdin
 // redirected from it) is refused: it would be emptied before it is read.
-func openBooks(o *Options, c *config, stdin io.Reader, stdout io.Writer) (*books, error) {
+func openBooks(o *Options, c *config, stdin io.Reader, stdout *os.File) (*books, error) {
 	type out struct{ flag, path string }
 	outs := []out{{"--joblog", o.Joblog}}
 	if o.Failures != "" {
@@ -65,7 +65,14 @@ func openBooks(o *Options, c *config, stdin io.Reader, stdout io.Writer) (*books
 		// they were (GNU parallel's dry run logs to /dev/null).
 		return b, nil
 	}
-	if o.Joblog != "" {
+	if o.Joblog == "-" {
+		// GNU parallel's --joblog -: the lines go to stdout.
+		j, err := output.JoblogTo(stdout)
+		if err != nil {
+			return nil, usageErrorf("--joblog: cannot write to stdout: %v", err)
+		}
+		b.joblog = j
+	} else if o.Joblog != "" {
 		j, err := output.OpenJoblog(o.Joblog, o.Resume || o.ResumeFailed || o.joblogAppend)
 		if err != nil {
 			return nil, usageErrorf("--joblog: cannot write %q: %v (check the path)", o.Joblog, unwrapPath(err))

@@ -270,7 +270,7 @@ func (o *Options) check() (*config, error) {
 	if rest, ok := strings.CutPrefix(o.Joblog, "+"); ok && rest != "" {
 		o.Joblog, o.joblogAppend = rest, true
 	}
-	if (o.Resume || o.ResumeFailed) && o.Joblog == "" {
+	if (o.Resume || o.ResumeFailed) && (o.Joblog == "" || o.Joblog == "-") {
 		return nil, usageErrorf("--resume and --resume-failed need --joblog FILE (the log of the earlier run)")
 	}
 	if !o.Group {

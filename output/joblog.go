@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"fan/runner"
 )
 
@@ -18,9 +20,10 @@ const joblogHeader = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\t
 
 // Joblog writes one line per finished job in GNU parallel's --joblog format.
 type Joblog struct {
-	f      *bookFile
-	w      *bufio.Writer
-	header bool // the header line is still to be written
+	f        *bookFile
+	w        *bufio.Writer
+	header   bool // the header line is still to be written
+	onStdout bool // see JoblogTo
 }
 
 // OpenJoblog opens path for a joblog. With appendTo (--resume) the lines go
@@ -37,6 +40,24 @@ func OpenJoblog(path string, appendTo bool) (*Joblog, error) {
 	}
 	return &Joblog{f: f, w: bufio.NewWriter(f), header: !appendTo || f.size() == 0}, nil
 }
+
+// JoblogTo starts a joblog on an open file fan does not own, stdout for
+// GNU parallel's --joblog -: its header at once, then the lines after
+// what is there; never emptied, and closed (a duplicate of it) at the end.
+func JoblogTo(f *os.File) (*Joblog, error) {
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	b := &bookFile{f: os.NewFile(uintptr(fd), f.Name()), path: f.Name(), special: true, begun: true}
+	j := &Joblog{f: b, w: bufio.NewWriter(b), onStdout: true}
+	// The header first, before any job's output, as GNU parallel has it.
+	j.w.WriteString(joblogHeader)
+	return j, j.w.Flush()
+}
+
+// OnStdout reports whether the joblog is written to fan's stdout.
+func (j *Joblog) OnStdout() bool { return j.onStdout }
 
 // Add writes the line of one result. Jobs that never started have none,
 // and neither do jobs the run stopped (a drain, --halt now), as in GNU

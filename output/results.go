@@ -36,7 +36,8 @@ type Saver interface {
 //
 // With Name set (DIR held replacement strings, --results 'out/{}'), a job's
 // files are instead NAME, NAME.err and NAME.seq, NAME being Name rendered
-// for the job, as in GNU parallel.
+// for the job, as in GNU parallel; a NAME ending in / is a directory that
+// holds the four files above.
 type Results struct {
 	Dir string
 	// Sources is how many input sources a job takes a record from.
@@ -101,6 +102,9 @@ func (rs *Results) Save(r *runner.Result, out, errf *os.File) error {
 			// the name puts them.
 			return fmt.Errorf("job %d's results would go to %q, which climbs out with \"..\" (give items without it, or the --results DIR form)", r.Item.Seq, name)
 		}
+		if strings.HasSuffix(name, "/") {
+			return saveDir(name, r, out, errf) // 'out/{}/': a directory per job
+		}
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			return err
 		}
@@ -110,7 +114,12 @@ func (rs *Results) Save(r *runner.Result, out, errf *os.File) error {
 			writeSmall(name+".seq", strconv.FormatInt(r.Item.Seq, 10)),
 		)
 	}
-	dir := rs.jobDir(r)
+	return saveDir(rs.jobDir(r), r, out, errf)
+}
+
+// saveDir writes one job's files into dir: seq, stdout, stderr and
+// exitval.
+func saveDir(dir string, r *runner.Result, out, errf *os.File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

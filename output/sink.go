@@ -339,6 +339,9 @@ func (s *Sink) buffered(w io.Writer) *bufio.Writer {
 // failures records. A failure to write them is fan's own error.
 func (s *Sink) book(r *runner.Result) {
 	if s.Joblog != nil {
+		if s.Joblog.OnStdout() {
+			s.meterHide(s.Stdout)
+		}
 		if err := s.Joblog.Add(r, size(r.Stdout)); err != nil {
 			s.fail(fmt.Errorf("writing the joblog: %w", err))
 		}

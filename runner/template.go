@@ -104,6 +104,10 @@ func NewTemplate(o TemplateOptions) *Template {
 	line := strings.Join(o.Words, " ")
 	t.parts = parseParts(line, replace)
 	t.bad = markQuotes(t.parts)
+	if i := strings.Index(line, "{="); i >= 0 && strings.Contains(line[i+2:], "=}") {
+		// Left alone, it would run as text, with the item appended.
+		t.bad = errors.New("{= ... =} is GNU parallel's Perl expression, which fan does not run (use the shell: $(printf %s {} | sed ...))")
+	}
 	if !hasToken(t.parts) {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}
