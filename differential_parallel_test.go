@@ -1,14 +1,18 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"fan/runner"
 )
 
 // diffCase is one command line run through both fan and GNU parallel.
@@ -216,4 +220,53 @@ func sortLines(s string) string {
 	lines := strings.SplitAfter(s, "\n")
 	sort.Strings(lines)
 	return strings.Join(lines, "")
+}
+
+// durationCases are time forms that GNU parallel's --delay and --timeout
+// take and fan reads the same. Left out on purpose: ms (fan's
+// milliseconds; GNU parallel's --delay reads 300ms as 300*60*1 s, its
+// --timeout refuses it), us, µs and ns (errors in GNU parallel),
+// negative values, and Perl arithmetic (1m/3) that its eval happens to
+// take (errors in fan).
+var durationCases = []string{
+	"30", "1.5", "0", "30s", "30S", "2m", "2M", "1h", "1H", "1d", "1D",
+	"0.5d", "2.5m", ".5m", "1m30s", "1d2h", "1d2h3m4s", "1D2H3M4S", "1h30m",
+	"30s1m", "1m2m", "1m30", "1h30", "0m1", "1d2h3m4", "1m1s1", "1m0.5",
+}
+
+// TestDifferentialDurations reads each duration with GNU parallel's own
+// multiply_time_units, taken from its script, and with fan's parser.
+func TestDifferentialDurations(t *testing.T) {
+	par, err := exec.LookPath("parallel")
+	if err != nil {
+		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
+	}
+	script, err := os.ReadFile(par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sub, ok := strings.Cut(string(script), "\nsub multiply_time_units(")
+	if sub, _, ok = strings.Cut(sub, "\n}\n"); !ok {
+		t.Fatalf("no sub multiply_time_units in %s", par)
+	}
+	prog := "sub multiply_time_units(" + sub + "\n}\n" +
+		`for (@ARGV) { printf "%.9f\n", multiply_time_units($_) }`
+	out, err := exec.Command("perl", append([]string{"-e", prog}, durationCases...)...).Output()
+	if err != nil {
+		t.Fatalf("perl: %v", err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != len(durationCases) {
+		t.Fatalf("perl printed %d values for %d durations: %q", len(lines), len(durationCases), out)
+	}
+	for i, in := range durationCases {
+		want, err := strconv.ParseFloat(lines[i], 64)
+		if err != nil {
+			t.Fatalf("perl printed %q for %q", lines[i], in)
+		}
+		got, err := runner.ParseDuration(in)
+		if err != nil || math.Abs(got.Seconds()-want) > 1e-9 {
+			t.Errorf("ParseDuration(%q) = %v, %v; GNU parallel reads %v s", in, got, err, want)
+		}
+	}
 }

@@ -54,7 +54,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVarP(&o.Jobs, "max-procs", "P", "", "same as --jobs")
 	f.Lookup("max-procs").Hidden = true
 	f.StringVar(&o.TermSeq, "termseq", runner.DefaultTermSeq, "how to stop a job: `SEQ` of signals and milliseconds to wait")
-	f.StringVar(&o.Timeout, "timeout", "", "kill a job running longer than `D` (30, 1.5s, 2m, or N% of the median runtime)")
+	f.StringVar(&o.Timeout, "timeout", "", "kill a job running longer than `D` (30, 1.5s, 2m, 1m30, 1d2h, 250ms, or N% of the median runtime)")
 	f.IntVar(&o.Retries, "retries", 0, "run a failing job up to `N` times in all")
 	f.StringVar(&o.RetryDelay, "retry-delay", "", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
 	f.StringVar(&o.Delay, "delay", "", "start jobs at least `D` apart")
