@@ -15,7 +15,7 @@ build:
 
 ## test: every unit, fuzz-seed, end-to-end and differential test, under the race detector
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 14m ./...
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
