@@ -72,6 +72,7 @@ func addOutputFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Tag, "tag", false, "start each output line with the job's input and a tab")
 	f.StringVar(&o.TagString, "tagstring", "", "start each output line with `STR` (replacement strings allowed) and a tab")
 	f.StringVar(&o.Results, "results", "", "also save each job's stdout, stderr and exit status under `DIR` (or in files named by DIR, when it holds {}; or as rows of DIR alone, when it ends in .csv, .tsv or .json)")
+	f.StringVar(&o.TmpDir, "tmpdir", "", "keep captured job output in `DIR`, and give jobs TMPDIR=DIR (default: $TMPDIR, else /tmp)")
 }
 
 // addBookkeepingFlags: the records fan keeps of a run.

@@ -45,6 +45,7 @@ type Options struct {
 	Tag                bool
 	TagString          string
 	Results            string
+	TmpDir             string
 	TermSeq            string
 	Timeout            string
 	Retries            int

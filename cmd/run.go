@@ -70,6 +70,9 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		term.progress, term.auto = output.ProgressNone, false
 	}
 	env := jobEnv(os.Environ())
+	if o.TmpDir != "" {
+		env = setEnv(env, "TMPDIR", o.TmpDir) // as GNU parallel's --tmpdir
+	}
 	lim := computeLimits(env, o.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%
 	reader, closeInput, err := openReader(o, c, stdin, lim, &counted)
@@ -275,10 +278,10 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		if o.LineBuffer {
 			keep = 0 // the sink reads a job's files after the pool gives them back
 		}
-		spool := output.NewSpool("", keep)
+		spool := output.NewSpool(o.TmpDir, keep)
 		f, err := spool.Get()
 		if err != nil {
-			return nil, nil, usageErrorf("cannot make temporary files for job output: %v (set TMPDIR to a writable directory)", err)
+			return nil, nil, usageErrorf("cannot make temporary files for job output: %v (set --tmpdir or TMPDIR to a writable directory)", err)
 		}
 		spool.Put(f)
 		pool.Spool, sink.Spool = spool, spool
@@ -358,6 +361,12 @@ func jobEnv(env []string) []string {
 		}
 	}
 	return out
+}
+
+// setEnv sets name to value in env, in place of any value it had.
+func setEnv(env []string, name, value string) []string {
+	out := slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+	return append(out, name+"="+value)
 }
 
 // readError says what went wrong with the input, with the size limit when
