@@ -127,6 +127,9 @@ var diffCases = []diffCase{
 	{name: "shell-arith", args: []string{"-k", "echo", "$(( {} * 2 ))", ":::", "1", "21"}},
 	{name: "quoting", args: []string{"-k", "printf", "[%s]\\\\n", ":::", "a b", "c'd", `e"f`, "$(echo x)", "`echo y`", "*", "a;b", "a|b", "-n", "--", "~", "é", ""}},
 	{name: "quoting-shell", args: []string{"-k", "printf '[%s]\\n' {} | cat", ":::", "a b", "c'd", "$(echo x)", "*", "-x"}},
+	{name: "quote-words", args: []string{"-k", "-q", "echo", "a;b", "$HOME", "it's", "{}*", ":::", "x", "y z"}},
+	{name: "quote-sh-c", args: []string{"-k", "-q", "sh", "-c", "echo $0-$1", "{}", "b", ":::", "a"}},
+	{name: "quote-dry-run", args: []string{"-k", "-q", "--dry-run", "echo", "a;b", ":::", "x"}},
 	{name: "crlf-kept", args: []string{"-k", "printf", "[%s]\\\\n"}, stdin: "a\r\nb\r\n"},
 	{name: "invalid-utf8", args: []string{"-k", "printf", "[%s]\\\\n"}, stdin: "\xff\xfe\n\xc3\x28\n"},
 	// Only plain words: see the exclusions above.

@@ -46,6 +46,7 @@ type Options struct {
 	TagString          string
 	Results            string
 	TmpDir             string
+	Quote              bool
 	TermSeq            string
 	Timeout            string
 	Retries            int
@@ -314,7 +315,7 @@ func (o *Options) check() (*config, error) {
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Words: words, Replace: o.Replace, Shell: shell,
 		Argv: o.Xargs, Context: o.PackContext || o.changed("max-replace-args"),
-		Functions: functions,
+		Functions: functions, Quote: o.Quote,
 	})
 	if err := c.template.Err(); err != nil {
 		return nil, usageErrorf("the command: %v", err)

@@ -66,7 +66,7 @@ func (o *Options) checkPacking(c *config) error {
 	for _, f := range []struct {
 		flag  string
 		given bool
-	}{{"--colsep", o.Colsep != ""}, {"--trim", o.Trim != ""}, {"--link", o.Link}, {"-X", o.PackContext}, {"-m", o.PackMulti}, {"-N", o.changed("max-replace-args")},
+	}{{"--colsep", o.Colsep != ""}, {"--trim", o.Trim != ""}, {"-q", o.Quote}, {"--link", o.Link}, {"-X", o.PackContext}, {"-m", o.PackMulti}, {"-N", o.changed("max-replace-args")},
 		{"--arg-sep", o.ArgSep != ":::"}, {"--arg-file-sep", o.ArgFileSep != "::::"}} {
 		if f.given {
 			return usageErrorf("%s has no meaning under --xargs, which splits and packs its input as xargs does (drop one of the two)", f.flag)

@@ -28,6 +28,10 @@ type TemplateOptions struct {
 	// Context is GNU parallel's -X: a word that holds {} besides other
 	// text is repeated for each argument.
 	Context bool
+	// Quote is GNU parallel's -q: each word of the command stays one word
+	// as given, shell characters and all; replacement strings in it still
+	// work.
+	Quote bool
 	// Functions are the shell functions exported to the jobs (bash's
 	// export -f): a template whose program is one runs through the shell,
 	// as one whose program is a builtin does.
@@ -101,7 +105,14 @@ func NewTemplate(o TemplateOptions) *Template {
 		t.parts = []part{{tok: &token{what: allArgs}}}
 		return t
 	}
-	line := strings.Join(o.Words, " ")
+	words := o.Words
+	if o.Quote {
+		words = make([]string, len(o.Words))
+		for i, w := range o.Words {
+			words[i] = string(appendQuote(nil, w))
+		}
+	}
+	line := strings.Join(words, " ")
 	t.parts = parseParts(line, replace)
 	t.bad = markQuotes(t.parts)
 	if i := strings.Index(line, "{="); i >= 0 && strings.Contains(line[i+2:], "=}") {
@@ -111,11 +122,11 @@ func NewTemplate(o TemplateOptions) *Template {
 	if !hasToken(t.parts) {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}
-	words := splitWords(t.parts)
+	split := splitWords(t.parts)
 	if t.context {
-		t.lwords = words
+		t.lwords = split
 	}
-	prog := words[0]
+	prog := split[0]
 	if len(prog) != 1 || prog[0].tok != nil || strings.ContainsRune(prog[0].lit, '=') {
 		return t // program from a replacement string, or an assignment
 	}
@@ -134,7 +145,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		}
 		t.twin = true
 	}
-	t.words = words
+	t.words = split
 	t.path, t.look = lookPath(name)
 	return t
 }
