@@ -44,6 +44,9 @@ type diffCase struct {
 //     seconds for 105 jobs; testdata/script/exit_status.txtar checks fan's.
 //   - {%} with more than one job at a time: which slot a job gets depends
 //     on timing in both.
+//   - {n} and {-n} under -I: GNU parallel derives them from {}, so -I XX
+//     makes them literal text (and -I {x} makes {1x} the first argument);
+//     fan keeps them working, as the README says.
 var diffCases = []diffCase{
 	// Input sources.
 	{name: "stdin", args: []string{"echo"}, stdin: "a\nb\nc\n", sorted: true},
@@ -111,6 +114,17 @@ var diffCases = []diffCase{
 	{name: "replace-seq", args: []string{"-k", "echo", "{#}", ":::", "a", "b", "c"}},
 	{name: "replace-slot-one-job", args: []string{"-j1", "-k", "echo", "{%}", "{#}", ":::", "a", "b"}},
 	{name: "replace-positional-product", args: []string{"-k", "echo", "{2}", "{1}", "{2.}", ":::", "a", "b", ":::", "x.c", "y.d"}},
+	{name: "replace-negative-product", args: []string{"-k", "echo", "[{-1}]", "[{-2}]", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "replace-negative-modifiers", args: []string{"-k", "echo", "{-1.}", "{-1/}", "{-1//}", "{-1/.}", "{-2/}", "{-2//}", ":::", "d.x/f.tar.gz", "a/", ":::", "a/b.c", ".bashrc"}},
+	{name: "replace-negative-beyond", args: []string{"-k", "printf", "[%s]\\n", "{-3}", "{-4}", "{-5}", "x{-5}y", ":::", "a", ":::", "b"}},
+	{name: "replace-negative-max-args", args: []string{"-k", "-n", "2", "echo", "[{-1}]", "[{-2}]", "[{-3}]", ":::", "a", "b", "c"}},
+	{name: "replace-negative-max-args-product", args: []string{"-k", "-n", "2", "echo", "{-1}", "{-3}", "{-5}", ":::", "a", "b", ":::", "1", "2"}},
+	{name: "replace-negative-max-args-zero", args: []string{"-k", "-n", "0", "echo", "x", "[{-1}]"}, stdin: "a\nb\n"},
+	{name: "replace-negative-colsep", args: []string{"-k", "--colsep", ",", "printf", "[%s]", "{-1}", "{-2}", "{-3}", "{-4}", ";", "echo"}, stdin: "a,b,c\nx,y\nd,,f\nq,\n"},
+	{name: "replace-negative-shell", args: []string{"-k", "printf '[%s]\\n' {-1} {-2} | cat", ":::", "a b", "c'd", ":::", "$(echo x)", "*"}},
+	{name: "replace-negative-context", args: []string{"-k", "-j1", "-X", "echo", "x{}y", "[{-1}]", "x{}y{-2/}", ":::", "a", "d/b", "c"}},
+	{name: "replace-negative-max-replace-args", args: []string{"-k", "-N", "2", "echo", "x{}y", "{-1}-{-2}", ":::", "a", "b", "c"}},
+	{name: "tagstring-negative", args: []string{"-k", "--tagstring", "{-1}:{-2/}", "echo", "x", ":::", "a", ":::", "d/b", "c"}},
 	{name: "replace-twice", args: []string{"-k", "echo", "{}{}", "{}", ":::", "a", "b"}},
 	{name: "replace-in-word", args: []string{"-k", "echo", "pre-{}-post", ":::", "a"}},
 	{name: "replace-I", args: []string{"-k", "-I", "XX", "echo", "pre-XX-post", "{}", ":::", "a", "b"}},

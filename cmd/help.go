@@ -31,7 +31,8 @@ a shell, xargs's exit statuses (123-127, 1); output is still grouped.
 Replacement strings:
   {}    the item          {.}   without extension    {/}   basename
   {//}  dirname           {/.}  basename, no ext.    {#}   job number
-  {%}   job slot          {n} {n.} {n/} {n//} {n/.}  argument or column n`
+  {%}   job slot          {n} {n.} {n/} {n//} {n/.}  argument or column n
+  {-n} {-n.} {-n/} {-n//} {-n/.}  argument or column n from the last`
 
 // example is one worked example, for --help and the man page's EXAMPLES.
 type example struct {

@@ -35,6 +35,9 @@ the job slot, 1 to the number of jobs (also \fBFAN_SLOT\fR)
 .TP
 .BR {\fIn\fB} ", " {\fIn\fB.} ", " {\fIn\fB/} ", " {\fIn\fB//} ", " {\fIn\fB/.}
 the same for input source, argument or column \fIn\fR
+.TP
+.BR {\-\fIn\fB} ", " {\-\fIn\fB.} ", " {\-\fIn\fB/} ", " {\-\fIn\fB//} ", " {\-\fIn\fB/.}
+the same for argument or column \fIn\fR counted from the last: {\-1} is the last
 .PP
 \fB\-I\fR \fISTR\fR uses \fISTR\fR instead of {} for the whole item.
 .SH EXIT STATUS

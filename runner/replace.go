@@ -23,7 +23,7 @@ type what uint8
 
 const (
 	allArgs what = iota // {} and -I STR: every argument of the job
-	posArg              // {n}: argument or column n
+	posArg              // {n}: argument or column n; {-n}: the n'th from the last
 	jobSeq              // {#}
 	jobSlot             // {%}
 )
@@ -31,7 +31,7 @@ const (
 // token is one parsed replacement string.
 type token struct {
 	what what
-	n    int // for posArg, 1-based
+	n    int // for posArg: 1-based from the first, or -1 for the last, -2 ...
 	mod  modifier
 	// ctx and escaped say how the template quotes the token (markQuotes):
 	// its values are quoted to match.
@@ -81,8 +81,8 @@ func parseParts(s, replace string) []part {
 }
 
 // parseBrace parses the replacement string at the start of s ("{#}", "{3/.}",
-// ...) and returns it with its length, or a length of 0 when s does not start
-// with one. A bare "{}" counts only when it is the replace string.
+// "{-1}", ...) and returns it with its length, or a length of 0 when s does
+// not start with one. A bare "{}" counts only when it is the replace string.
 func parseBrace(s, replace string) (*token, int) {
 	end := strings.IndexByte(s, '}')
 	if end < 0 {
@@ -95,12 +95,16 @@ func parseBrace(s, replace string) (*token, int) {
 	case "%":
 		return &token{what: jobSlot}, end + 1
 	}
+	neg := strings.HasPrefix(body, "-")
+	if neg {
+		body = body[1:]
+	}
 	digits := 0
 	for digits < len(body) && '0' <= body[digits] && body[digits] <= '9' {
 		digits++
 	}
 	mod, ok := modifiers[body[digits:]]
-	if !ok || (digits == 0 && mod == modNone) {
+	if !ok || (digits == 0 && (neg || mod == modNone)) {
 		return nil, 0
 	}
 	if digits == 0 {
@@ -108,7 +112,10 @@ func parseBrace(s, replace string) (*token, int) {
 	}
 	n, err := strconv.Atoi(body[:digits])
 	if err != nil || n == 0 {
-		return nil, 0
+		return nil, 0 // {0} and {-0} are literal text
+	}
+	if neg {
+		n = -n
 	}
 	return &token{what: posArg, n: n, mod: mod}, end + 1
 }
@@ -141,13 +148,14 @@ func (t *token) appendValues(dst []string, item *input.Item, slot int) []string 
 	case jobSlot:
 		return append(dst, strconv.Itoa(slot))
 	case posArg:
-		if t.n > len(item.Args) {
+		a, ok := t.arg(item.Args)
+		if !ok {
 			// No such argument or column: nothing at all, not an empty
 			// word, as in GNU parallel ({2} of a last -n 2 job with one
 			// item, {3} of a record with two columns).
 			return dst
 		}
-		return append(dst, apply(t.mod, item.Args[t.n-1]))
+		return append(dst, apply(t.mod, a))
 	}
 	if t.mod == modNone {
 		return append(dst, item.Args...)
@@ -156,6 +164,26 @@ func (t *token) appendValues(dst []string, item *input.Item, slot int) []string 
 		dst = append(dst, apply(t.mod, a))
 	}
 	return dst
+}
+
+// arg returns the argument a posArg token names, and false when the job
+// has no such argument. {n} counts from the first, {-n} from the last. For
+// {-n} beyond the first argument GNU parallel's Perl index goes negative
+// and counts from the last once more: of two arguments, {-3} is the last
+// and {-4} the first; only {-5} and beyond are nothing. fan does the same,
+// so that the two run the same commands.
+func (t *token) arg(args []string) (string, bool) {
+	i := t.n - 1
+	if t.n < 0 {
+		i = len(args) + t.n
+		if i < 0 {
+			i += len(args)
+		}
+	}
+	if i < 0 || i >= len(args) {
+		return "", false
+	}
+	return args[i], true
 }
 
 // apply computes a modified value the way GNU parallel does.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"fan/input"
@@ -50,6 +51,10 @@ func TestParseParts(t *testing.T) {
 		{"a{}}b", "{}", []string{"a", "<0 0 0>", "}b"}},
 		{"XX-{}-{.}", "XX", []string{"<0 0 0>", "-{}-", "<0 0 1>"}},
 		{"{in}{in}", "{in}", []string{"<0 0 0>", "<0 0 0>"}},
+		{"{-1}{-2.}{-10/}{-1//}{-3/.}", "{}", []string{"<1 -1 0>", "<1 -2 1>", "<1 -10 2>", "<1 -1 3>", "<1 -3 4>"}},
+		{"a{-1}b {-01}", "{}", []string{"a", "<1 -1 0>", "b ", "<1 -1 0>"}},
+		{"{-} {-.} {-/} {-0} {-00} {--1} {-1x} {- 1} {-1 } {+1} {1-}", "{}", []string{"{-} {-.} {-/} {-0} {-00} {--1} {-1x} {- 1} {-1 } {+1} {1-}"}},
+		{"XX {-1} {1}", "XX", []string{"<0 0 0>", " ", "<1 -1 0>", " ", "<1 1 0>"}},
 	} {
 		parts := parseParts(c.s, c.replace)
 		var got []string
@@ -77,6 +82,9 @@ func itoa(n int) string {
 	if n == 0 {
 		return "0"
 	}
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
 	s := ""
 	for ; n > 0; n /= 10 {
 		s = string(rune('0'+n%10)) + s
@@ -95,6 +103,12 @@ func TestTokenValues(t *testing.T) {
 		{token{what: posArg, n: 1, mod: modExt}, []string{"d/a"}},
 		{token{what: posArg, n: 2}, []string{""}}, // an empty column is a value
 		{token{what: posArg, n: 4}, nil},          // a missing one is none
+		{token{what: posArg, n: -1}, []string{"c"}},
+		{token{what: posArg, n: -2}, []string{""}},
+		{token{what: posArg, n: -3, mod: modBaseExt}, []string{"a"}},
+		{token{what: posArg, n: -3, mod: modDir}, []string{"d"}},
+		{token{what: posArg, n: -4}, []string{"c"}}, // counted round once more
+		{token{what: posArg, n: -7}, nil},
 		{token{what: jobSeq}, []string{"42"}},
 		{token{what: jobSlot}, []string{"5"}},
 	} {
@@ -106,6 +120,39 @@ func TestTokenValues(t *testing.T) {
 		for i := range got {
 			if got[i] != c.want[i] {
 				t.Errorf("%+v: %q, want %q", c.tok, got, c.want)
+			}
+		}
+	}
+}
+
+// TestNegativePositions: {-n} counts from the last argument, and where the
+// job has fewer than n arguments counts round from the last once more, as
+// GNU parallel's Perl index does; beyond twice the arguments it is
+// nothing. The values were checked against GNU parallel 20221122 (-n 2
+// over three items, and two ::: sources).
+func TestNegativePositions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string // {-1} {-2} ... {-5}; "-" for none
+	}{
+		{nil, []string{"-", "-", "-", "-", "-"}}, // -n 0
+		{[]string{"c"}, []string{"c", "c", "-", "-", "-"}},
+		{[]string{"a", "b"}, []string{"b", "a", "b", "a", "-"}},
+		{[]string{"a", "b", "c"}, []string{"c", "b", "a", "c", "b"}},
+		// -n 2 of two sources: the arguments of both records, in order.
+		{[]string{"a", "1", "a", "2"}, []string{"2", "a", "1", "a", "2"}},
+	} {
+		item := &input.Item{Seq: 1, Args: c.args}
+		for k, want := range c.want {
+			tok := token{what: posArg, n: -(k + 1)}
+			got := "-"
+			if v := tok.appendValues(nil, item, 1); len(v) == 1 {
+				got = v[0]
+			} else if len(v) > 1 {
+				got = strings.Join(v, "|")
+			}
+			if got != want {
+				t.Errorf("{-%d} of %q = %q, want %q", k+1, c.args, got, want)
 			}
 		}
 	}

@@ -44,6 +44,11 @@ func TestSizeBoundsRender(t *testing.T) {
 		{TemplateOptions{}, true},
 		{TemplateOptions{Words: []string{"printf", "%s\\n"}, Argv: true}, true},
 		{TemplateOptions{Words: []string{"sh", "-c", "echo $1", "_", "<{}>", "{}"}, Argv: true, Replace: "{}"}, true},
+		// New rows go last: the rows share one random stream, and a shifted
+		// stream gives the raw template an empty item, whose empty shell
+		// line viaShell (helpers_test.go) takes for a direct exec.
+		{TemplateOptions{Words: []string{"echo", "{-1}", "x{-2//}y", "{}"}}, false},
+		{TemplateOptions{Words: []string{"echo", "{-1}", "x{}y{-2/}"}, Context: true}, false},
 	}
 	rng := rand.New(rand.NewSource(1))
 	for _, tt := range tests {

@@ -33,6 +33,7 @@ func TestRenderBothPaths(t *testing.T) {
 		{prog, "{}"},
 		{prog, "pre{}post", "{.}", "{/}", "{//}", "{/.}"},
 		{prog, "{1}", "{2}", "x{2}y", "{3}"},
+		{prog, "{-1}", "{-2}", "x{-2}y", "{-1.}", "{-2/}", "{-5}"},
 		{prog, "{#}-{%}", "{}"},
 		{prog},
 	}
@@ -139,6 +140,9 @@ func TestRenderShellLine(t *testing.T) {
 		{words: []string{"echo $(( {} * 2 ))"}, args: []string{"21"}, want: "echo $(( 21 * 2 ))"},
 		{words: []string{"echo", "{}", ";"}, args: []string{"a", "b c"}, want: "echo a 'b c' ;"},
 		{words: []string{"echo", "{2}", ";"}, args: []string{"a"}, want: "echo  ;"},
+		{words: []string{"echo", "{-1}", ";"}, args: []string{"a", "b c"}, want: "echo 'b c' ;"},
+		{words: []string{"echo", "{-2}", "x{-5}y", "{-5}", ";"}, args: []string{"a", "b"}, want: "echo a xy  ;"},
+		{words: []string{"echo", "XX", "{-1/}", ";"}, opt: TemplateOptions{Replace: "XX"}, args: []string{"a", "d/b"}, want: "echo a d/b b ;"},
 		{words: []string{"echo", "{}", ";"}, args: []string{""}, want: "echo '' ;"},
 		{words: []string{"echo", "XX", "{}", ";"}, opt: TemplateOptions{Replace: "XX"}, args: []string{"a"}, want: "echo a {} ;"},
 		{words: []string{"echo", ">"}, args: []string{"f"}, want: "echo > f"},
@@ -165,5 +169,42 @@ func TestMissingProgram(t *testing.T) {
 	se, ok := cmd.Err.(*StartError)
 	if !ok || se.Status != 127 || !strings.Contains(se.Error(), "no-such-program-fan-test") {
 		t.Fatalf("missing program: error %v, want a StartError with status 127 naming it", cmd.Err)
+	}
+}
+
+// TestRenderNegativePositions: {-n} is a replacement string like {n}, so
+// the arguments are not appended, and under -X a word holding it is given
+// once while a word holding {} is repeated.
+func TestRenderNegativePositions(t *testing.T) {
+	item := &input.Item{Seq: 1, Args: []string{"a", "b", "d/c.x"}}
+	for _, c := range []struct {
+		opt  TemplateOptions
+		want []string
+	}{
+		{TemplateOptions{Words: []string{"ls", "{-1}"}}, []string{"ls", "d/c.x"}},
+		{TemplateOptions{Words: []string{"ls", "{-1.}", "{-1/}", "{-1//}", "{-1/.}", "{-3}"}}, []string{"ls", "d/c", "c.x", "d", "c", "a"}},
+		{TemplateOptions{Words: []string{"ls", "-{-2}-", "{-9}"}}, []string{"ls", "-b-"}},
+		{TemplateOptions{Words: []string{"ls", "x{}y", "{-1/}", "x{-2}y"}, Context: true}, []string{"ls", "xay", "xby", "xd/c.xy", "c.x", "xby"}},
+		{TemplateOptions{Words: []string{"ls", "{}{-1/}"}, Context: true}, []string{"ls", "ac.x", "bc.x", "d/c.xc.x"}},
+	} {
+		cmd := NewTemplate(c.opt).Render(item, 1)
+		if cmd.viaShell() || !equalArgs(cmd.Args[1:], c.want[1:]) {
+			t.Errorf("%q (-X %v) of %q: %q, want %q", c.opt.Words, c.opt.Context, item.Args, cmd.Args, c.want)
+		}
+	}
+}
+
+// TestTextNegativePositions: --tagstring and --results names take {-n}.
+func TestTextNegativePositions(t *testing.T) {
+	item := &input.Item{Seq: 1, Args: []string{"a", "d/b.c"}}
+	for _, c := range []struct{ s, replace, want string }{
+		{"{-1}", "", "d/b.c"},
+		{"out/{-2}/{-1/.}", "", "out/a/b"},
+		{"[{-3}|{-5}]", "XX", "[d/b.c|]"},
+	} {
+		tx := NewText(c.s, c.replace)
+		if got := tx.Render(item, 1); got != c.want || !tx.Varies() {
+			t.Errorf("NewText(%q, %q): %q (varies %v), want %q", c.s, c.replace, got, tx.Varies(), c.want)
+		}
 	}
 }
