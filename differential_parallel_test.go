@@ -144,6 +144,7 @@ var diffCases = []diffCase{
 	{name: "quote-words", args: []string{"-k", "-q", "echo", "a;b", "$HOME", "it's", "{}*", ":::", "x", "y z"}},
 	{name: "quote-sh-c", args: []string{"-k", "-q", "sh", "-c", "echo $0-$1", "{}", "b", ":::", "a"}},
 	{name: "quote-dry-run", args: []string{"-k", "-q", "--dry-run", "echo", "a;b", ":::", "x"}},
+	{name: "workdir", args: []string{"-k", "--wd", "w_{}", "basename \"$PWD\"; ls; : {}", ":::", "a", "b"}},
 	{name: "crlf-kept", args: []string{"-k", "printf", "[%s]\\\\n"}, stdin: "a\r\nb\r\n"},
 	{name: "invalid-utf8", args: []string{"-k", "printf", "[%s]\\\\n"}, stdin: "\xff\xfe\n\xc3\x28\n"},
 	// Only plain words: see the exclusions above.

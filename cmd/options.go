@@ -47,6 +47,7 @@ type Options struct {
 	Results            string
 	TmpDir             string
 	Quote              bool
+	WorkDir            string
 	TermSeq            string
 	Timeout            string
 	Retries            int
@@ -299,6 +300,9 @@ func (o *Options) check() (*config, error) {
 	if c.sources[0].linked {
 		return nil, usageErrorf(":::+ and ::::+ link their items to the input source before them, and there is none (use ::: or :::: for the first)")
 	}
+	if o.WorkDir == "..." {
+		return nil, usageErrorf("--workdir ...: GNU parallel's temporary directory per job is not supported (give a directory, which may hold {})")
+	}
 	functions := exportedFunctions(os.Environ())
 	shell, err := o.shell(functions)
 	if err != nil {
@@ -315,7 +319,7 @@ func (o *Options) check() (*config, error) {
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Words: words, Replace: o.Replace, Shell: shell,
 		Argv: o.Xargs, Context: o.PackContext || o.changed("max-replace-args"),
-		Functions: functions, Quote: o.Quote,
+		Functions: functions, Quote: o.Quote, InDir: workDir(o) != nil,
 	})
 	if err := c.template.Err(); err != nil {
 		return nil, usageErrorf("the command: %v", err)

@@ -229,6 +229,7 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 		FewThreads: lowProcs,
 		Template:   c.template,
 		Env:        env,
+		WorkDir:    workDir(o),
 		SlotVar:    o.ProcessSlotVar,
 		DryRun:     o.DryRun,
 		TermSeq:    c.termSeq,
@@ -361,6 +362,14 @@ func jobEnv(env []string) []string {
 		}
 	}
 	return out
+}
+
+// workDir is --workdir as the pool renders it for each job, or nil.
+func workDir(o *Options) *runner.Text {
+	if o.WorkDir == "" || o.WorkDir == "." {
+		return nil // ".": where fan runs, as in GNU parallel
+	}
+	return runner.NewText(o.WorkDir, o.Replace)
 }
 
 // setEnv sets name to value in env, in place of any value it had.

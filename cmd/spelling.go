@@ -20,7 +20,7 @@ var spellings = map[string]string{
 	"col-sep": "colsep", "showlimits": "show-limits", "xapply": "link",
 	"dryrun": "dry-run", "dr": "dry-run", "argsep": "arg-sep", "argfilesep": "arg-file-sep",
 	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice",
-	"halt-on-error": "halt", "tempdir": "tmpdir",
+	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 }
 
 // spelling is the flag set's normalising function: it takes GNU

@@ -8,6 +8,8 @@ type Command struct {
 	Path string
 	// Args is the argv, Args[0] included.
 	Args []string
+	// Dir is the directory the job runs in (--workdir); "" is fan's own.
+	Dir string
 	// Err is set when the command cannot start (its program was not found);
 	// the job then fails with Err's status.
 	Err error

@@ -74,6 +74,9 @@ type Pool struct {
 	Template *Template
 	// Env is the environment of every job, without the JobVars.
 	Env []string
+	// WorkDir, when set, names the directory each job runs in, made as
+	// needed (--workdir; it may hold replacement strings).
+	WorkDir *Text
 	// Spool captures each job's output; nil lets jobs write straight to
 	// fan's own stdout and stderr (--ungroup).
 	Spool Spool
@@ -349,6 +352,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		r.DryRun = true
 		return r
 	}
+	if p.WorkDir != nil {
+		r.Command.Dir = p.WorkDir.Render(item, slot)
+	}
 	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
 	if r.Command.Err != nil {
 		return p.cannotStart(r, r.Command.Err)
@@ -387,10 +393,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot int, start time.T
 		p.Started(&r)
 	}
 	jctx, timeoutHit := p.deadline(ctx)
-	pr, err := p.spawnWaiting(&r.Command, env, stdio)
+	pr, err := p.spawnIn(&r.Command, env, stdio)
 	if errors.Is(err, syscall.ENOEXEC) {
 		// A script without #!: a shell would run it with itself.
-		sh := Command{Path: p.Template.shell, Args: []string{p.Template.shell, "-c", r.Command.String()}}
+		sh := Command{Path: p.Template.shell, Args: []string{p.Template.shell, "-c", r.Command.String()}, Dir: r.Command.Dir}
 		pr, err = spawn(&sh, env, stdio)
 	}
 	switch {
@@ -460,6 +466,21 @@ const (
 	forkRetryMax   = 500 * time.Millisecond
 	forkRetryAlone = 10 * time.Second
 )
+
+// spawnIn spawns c in its working directory, which it makes first when
+// missing (GNU parallel's --workdir does the same).
+func (p *Pool) spawnIn(c *Command, env []string, stdio []uintptr) (*proc, error) {
+	if c.Dir != "" {
+		if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the message names the directory already
+			}
+			return nil, &StartError{Name: c.Dir, Status: 126, Reason: fmt.Sprintf("cannot be the job's working directory: %v", err)}
+		}
+	}
+	return p.spawnWaiting(c, env, stdio)
+}
 
 // startProcess is spawn, replaced in tests that need it to fail.
 var startProcess = spawn

@@ -40,6 +40,7 @@ type proc struct {
 func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 	pidfd := -1
 	attr := &syscall.ProcAttr{
+		Dir:   c.Dir,
 		Env:   env,
 		Files: stdio,
 		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd, Pdeathsig: syscall.SIGKILL},

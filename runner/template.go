@@ -32,6 +32,10 @@ type TemplateOptions struct {
 	// as given, shell characters and all; replacement strings in it still
 	// work.
 	Quote bool
+	// InDir says that jobs run in a directory of their own (--workdir):
+	// they always take the shell path, so that the shell finds their
+	// program there, as under GNU parallel's "cd DIR; command".
+	InDir bool
 	// Functions are the shell functions exported to the jobs (bash's
 	// export -f): a template whose program is one runs through the shell,
 	// as one whose program is a builtin does.
@@ -136,7 +140,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		}
 	}
 	name := prog[0].lit
-	if !strings.Contains(name, "/") && o.Functions[name] {
+	if o.InDir || !strings.Contains(name, "/") && o.Functions[name] {
 		return t
 	}
 	if !strings.Contains(name, "/") && shellWords[name] {
