@@ -94,7 +94,7 @@ func openBooks(o *Options, c *config, stdin io.Reader, stdout *os.File) (*books,
 			b.close(false)
 			return nil, usageErrorf("--results: cannot write %q: %v (check the path)", o.Results, unwrapPath(err))
 		}
-		t.Tag = o.tagger()
+		t.Tag, t.Colsep, t.FromArgs = o.tagger(), c.colsep, o.Xargs
 		b.table = t
 	}
 	return b, nil

@@ -37,7 +37,7 @@ type argLimits struct {
 // computeLimits works out the limits for jobs run with env (and slotVar).
 func computeLimits(env []string, slotVar string) argLimits {
 	l := argLimits{env: len(slotVar) + jobEnvValue}
-	for _, name := range runner.JobVars {
+	for _, name := range runner.JobVars() {
 		l.env += len(name) + jobEnvValue
 	}
 	for _, kv := range env {

@@ -6,7 +6,10 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"fan/input"
 	"fan/output"
@@ -300,6 +303,14 @@ func (o *Options) check() (*config, error) {
 	if c.sources[0].linked {
 		return nil, usageErrorf(":::+ and ::::+ link their items to the input source before them, and there is none (use ::: or :::: for the first)")
 	}
+	if o.Quote && len(o.Command) == 0 && !o.Xargs {
+		return nil, usageErrorf("-q quotes the words of the command, and none is given (the items are then command lines, which -q would turn into one word each)")
+	}
+	if o.TmpDir != "" {
+		if err := usableDir(o.TmpDir); err != nil {
+			return nil, usageErrorf("--tmpdir: cannot use directory %q: %v (give a directory fan can write in)", o.TmpDir, err)
+		}
+	}
 	if o.WorkDir == "..." {
 		return nil, usageErrorf("--workdir ...: GNU parallel's temporary directory per job is not supported (give a directory, which may hold {})")
 	}
@@ -328,12 +339,12 @@ func (o *Options) check() (*config, error) {
 }
 
 // shell finds the shell for jobs that need one: --shell, else GNU
-// parallel's PARALLEL_SHELL, else bash when bash functions are exported
+// parallel's PARALLEL_SHELL (not for --xargs, which runs none), else bash when bash functions are exported
 // (export -f works in bash alone, so the jobs run in it as under GNU
 // parallel started from bash), else /bin/sh.
 func (o *Options) shell(functions map[string]bool) (string, error) {
 	flag, name := "--shell", o.Shell
-	if env := os.Getenv("PARALLEL_SHELL"); env != "" && !o.changed("shell") {
+	if env := os.Getenv("PARALLEL_SHELL"); env != "" && !o.changed("shell") && !o.Xargs {
 		flag, name = "PARALLEL_SHELL", env
 	} else if len(functions) > 0 && !o.changed("shell") {
 		if bash, err := exec.LookPath("bash"); err == nil {
@@ -345,6 +356,18 @@ func (o *Options) shell(functions map[string]bool) (string, error) {
 		return "", usageErrorf("%s: %q is not a program fan can run (give a shell, e.g. --shell /bin/bash)", flag, name)
 	}
 	return path, nil
+}
+
+// usableDir says why fan cannot make files in the directory dir, or nil.
+func usableDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return unwrapPath(err)
+	case !st.IsDir():
+		return syscall.ENOTDIR
+	}
+	return unwrapPath(unix.Access(dir, unix.W_OK|unix.X_OK))
 }
 
 // exportedFunctions are the names of the shell functions bash exported

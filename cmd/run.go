@@ -12,8 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"fan/input"
 	"fan/output"
 	"fan/runner"
@@ -312,7 +310,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		if err == nil {
 			// An existing directory fan cannot write in (read-only, not
 			// its own) fails here too, not job by job.
-			err = unix.Access(o.Results, unix.W_OK|unix.X_OK)
+			err = usableDir(o.Results)
 		}
 		if err != nil {
 			closeSpool()
@@ -355,9 +353,10 @@ func newDrain(c *config, pool *runner.Pool, notify func(string), st *stops) *dra
 // or GNU parallel (runner.JobVars), which each job gets its own of.
 func jobEnv(env []string) []string {
 	out := env[:0:0]
+	vars := runner.JobVars()
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(runner.JobVars, name) {
+		if !slices.Contains(vars, name) {
 			out = append(out, kv)
 		}
 	}

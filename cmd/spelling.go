@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -23,12 +24,31 @@ var spellings = map[string]string{
 	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 }
 
+// elsewhere are long options of GNU parallel and xargs that fan does not
+// have. A beginning that one of them shares with a flag of fan's is
+// ambiguous, as it is for them: --retry is not taken for --retry-delay,
+// since parallel's --retry-failed begins so too.
+var elsewhere = strings.Fields(`basefile block block-size block-timeout bibtex citation cleanup
+	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
+	decompress-program embed env fifo files filter-hosts gnu group-by header hostgroups
+	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
+	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
+	number-of-threads onall open-tty output-as-files pipe pipe-part plus profile recend
+	record-env recstart regexp remove-rec-sep retry-failed return round-robin rsync-opts
+	semaphore semaphore-name semaphore-timeout shard shebang shell-completion shellquote
+	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh ssh-delay
+	sshlogin sshloginfile tee template tmux tmux-pane tollef total-jobs transfer
+	transfer-file tty use-compress-program use-cores-instead-of-threads
+	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads wait
+	xapplyinputsource`)
+
 // spelling is the flag set's normalising function: it takes GNU
 // parallel's other names for a flag (spellings) and, as GNU getopt_long
 // and Perl's Getopt::Long do for xargs and parallel, any unambiguous
 // beginning of a long name (--keep for --keep-order, --max-a for
 // --max-args). An ambiguous or unknown name is left as it is, for the
-// parser to refuse.
+// parser to refuse; so is one that also begins an option of parallel's or
+// xargs's that fan lacks (elsewhere).
 func spelling(f *pflag.FlagSet, name string) pflag.NormalizedName {
 	if real, ok := spellings[name]; ok {
 		return pflag.NormalizedName(real)
@@ -46,7 +66,7 @@ func spelling(f *pflag.FlagSet, name string) pflag.NormalizedName {
 			match = fl.Name
 		}
 	})
-	if matches > 1 {
+	if matches > 1 || matches == 1 && slices.ContainsFunc(elsewhere, func(o string) bool { return strings.HasPrefix(o, name) }) {
 		return pflag.NormalizedName(name) // ambiguous
 	}
 	return pflag.NormalizedName(match)

@@ -8,7 +8,7 @@ import (
 
 func TestSpelling(t *testing.T) {
 	f := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	for _, name := range []string{"keep-order", "resume", "resume-failed", "results", "dry-run"} {
+	for _, name := range []string{"keep-order", "resume", "resume-failed", "results", "dry-run", "retry-delay"} {
 		f.Bool(name, false, "")
 	}
 	f.SetNormalizeFunc(spelling)
@@ -17,6 +17,7 @@ func TestSpelling(t *testing.T) {
 		"resume":   "resume", // exact, though also a beginning of resume-failed
 		"resume-f": "resume-failed", "res": "results", "dr": "dry-run",
 		"re": "re", "nothing": "nothing", "": "",
+		"retry": "retry", "retry-d": "retry-delay", // parallel's --retry-failed begins so too
 	} {
 		if got := string(spelling(f, name)); got != want {
 			t.Errorf("spelling(%q) = %q; want %q", name, got, want)

@@ -9,9 +9,10 @@ import (
 // xargsOptionalForms rewrites, when --xargs is among the flags before the
 // command, xargs's deprecated optional-argument options, which pflag cannot
 // parse and old scripts still use: -i and --replace (-I {}), -iR (-I R),
-// -l (-L 1), -lN (-L N), -e (no end-of-input string) and -eSTR (-E STR).
-// As in xargs, an optional argument must be attached. Other arguments,
-// and everything from the command on, are left alone.
+// -l and --max-lines (-L 1), -lN (-L N), -e and --eof (no end-of-input
+// string) and -eSTR (-E STR). As in xargs, an optional argument must be
+// attached, and a long name may be shortened. Other arguments, and
+// everything from the command on, are left alone.
 func xargsOptionalForms(f *pflag.FlagSet, args []string) []string {
 	end, xargs := 0, false
 	for end < len(args) {
@@ -19,9 +20,10 @@ func xargsOptionalForms(f *pflag.FlagSet, args []string) []string {
 		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
 			break
 		}
-		xargs = xargs || a == "--xargs"
+		long := longFlag(f, a)
+		xargs = xargs || long == "xargs"
 		end++
-		if takesNextValue(f, a) {
+		if takesNextValue(f, a) && !xargsOptional[long] {
 			end++
 		}
 	}
@@ -31,9 +33,13 @@ func xargsOptionalForms(f *pflag.FlagSet, args []string) []string {
 	out := append([]string(nil), args...)
 	for i := 0; i < end && i < len(out); i++ {
 		a := out[i]
-		switch {
-		case a == "--replace" || a == "-i":
+		switch long := longFlag(f, a); {
+		case long == "replace" || a == "-i":
 			out[i] = "--replace={}"
+		case long == "max-lines":
+			out[i] = "--max-lines=1"
+		case long == "eof":
+			out[i] = "--eof="
 		case strings.HasPrefix(a, "-i") && !isShorthand(f, 'i'):
 			out[i] = "--replace=" + a[2:]
 		case a == "-l":
@@ -49,6 +55,20 @@ func xargsOptionalForms(f *pflag.FlagSet, args []string) []string {
 		}
 	}
 	return out
+}
+
+// xargsOptional are the long options whose value xargs takes only when
+// attached (--replace=R): given bare, they take none.
+var xargsOptional = map[string]bool{"replace": true, "max-lines": true, "eof": true}
+
+// longFlag is the full name of the long option a ("--keep" for
+// --keep-order) when no value is attached to it, or "".
+func longFlag(f *pflag.FlagSet, a string) string {
+	name, ok := strings.CutPrefix(a, "--")
+	if !ok || name == "" || strings.Contains(name, "=") {
+		return ""
+	}
+	return string(f.GetNormalizeFunc()(f, name))
 }
 
 func isShorthand(f *pflag.FlagSet, c byte) bool {

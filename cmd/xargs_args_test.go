@@ -20,6 +20,10 @@ func TestXargsOptionalForms(t *testing.T) {
 		"--xargs echo -i":             "--xargs echo -i",
 		"-i echo":                     "-i echo", // not --xargs: left to the parser
 		"echo --xargs -i":             "echo --xargs -i",
+		// Shortened long names, and the bare optional-value long forms.
+		"--xar --rep echo x{}y":             "--xar --replace={} echo x{}y",
+		"--xargs --max-lines --eof echo":    "--xargs --max-lines=1 --eof= echo",
+		"--xargs --max-lines=2 --max-a 3 c": "--xargs --max-lines=2 --max-a 3 c",
 	} {
 		got := strings.Join(xargsOptionalForms(f, strings.Fields(in)), " ")
 		if got != want {

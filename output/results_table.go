@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,13 @@ type ResultsTable struct {
 	// stderr starts with in its row, followed by a tab (--tag,
 	// --tagstring), as in GNU parallel's rows.
 	Tag func(*runner.Result) string
+	// Colsep, when set (--colsep), splits each input record into the
+	// values it gives, as read: GNU parallel's V columns are not trimmed.
+	Colsep *regexp.Regexp
+	// FromArgs takes the values from the job's arguments instead of its
+	// records (--xargs, whose records are kept requoted for the failures
+	// file: the values are the words as split).
+	FromArgs bool
 
 	sep    byte      // ',' or '\t'; 0 for JSON
 	book   *bookFile // nil when the rows go to stdout (-.csv)
@@ -109,14 +117,23 @@ func (t *ResultsTable) Save(r *runner.Result, out, errf *os.File) error {
 		prefix = t.Tag(r) + "\t"
 	}
 	outputs := []field{t.output(out, prefix), t.output(errf, prefix)}
-	// The values are the job's arguments, {1}..{n}: the columns of its
-	// records, and under --xargs the words as split, not as quoted.
+	values := r.Item.Args
+	if !t.FromArgs {
+		values = nil
+		for _, rec := range r.Item.Records {
+			if t.Colsep != nil {
+				values = append(values, t.Colsep.Split(rec, -1)...)
+			} else {
+				values = append(values, rec)
+			}
+		}
+	}
 	cmd := r.Command.String()
 	var err error
 	if t.sep == 0 {
-		err = t.jsonRow(fields, cmd, r.Item.Args, outputs)
+		err = t.jsonRow(fields, cmd, values, outputs)
 	} else {
-		err = t.csvRow(append(append(fields, cmd), r.Item.Args...), outputs)
+		err = t.csvRow(append(append(fields, cmd), values...), outputs)
 	}
 	err = errors.Join(err, t.w.Flush()) // a row per job, there even if fan is killed
 	if err != nil && t.book != nil {

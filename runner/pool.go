@@ -64,7 +64,9 @@ type EmptyPutter interface {
 // JobVars are the variables the pool sets in each job's environment: its
 // job number and its slot, under fan's names and GNU parallel's (for
 // scripts written for it).
-var JobVars = []string{"FAN_SEQ", "FAN_SLOT", "PARALLEL_SEQ", "PARALLEL_JOBSLOT"}
+func JobVars() []string {
+	return []string{"FAN_SEQ", "FAN_SLOT", "PARALLEL_SEQ", "PARALLEL_JOBSLOT"}
+}
 
 // Pool runs jobs: at most Jobs at once, each in its own process group.
 type Pool struct {

@@ -44,58 +44,87 @@ func markQuotes(parts []part) error {
 	if beyondScan(parts) {
 		return nil
 	}
-	var err error
-	stack := []quoteFrame{{ctx: unquoted}}
-	escaped := false
+	sc := newShellScan()
 	for _, p := range parts {
-		if p.tok != nil {
-			top := stack[len(stack)-1]
-			p.tok.ctx, p.tok.escaped = top.ctx, escaped
-			escaped = false
-			for _, f := range stack {
-				if f.ctx == inBackquote {
-					err = errBackquote
-				}
+		if p.tok == nil {
+			sc.text(p.lit, nil)
+			continue
+		}
+		top := sc.stack[len(sc.stack)-1]
+		p.tok.ctx, p.tok.escaped = top.ctx, sc.escaped
+		sc.passToken()
+	}
+	return sc.err
+}
+
+// shellScan follows the quoting of a template's text as markQuotes needs
+// it, and tells where a word ends (splitWords).
+type shellScan struct {
+	stack   []quoteFrame
+	escaped bool  // the next byte is escaped by a backslash
+	err     error // errBackquote, once a token stood inside `...`
+}
+
+func newShellScan() *shellScan { return &shellScan{stack: []quoteFrame{{ctx: unquoted}}} }
+
+// passToken moves over a replacement string: its value is data, which
+// changes no quoting, and ends a backslash's escape.
+func (sc *shellScan) passToken() {
+	sc.escaped = false
+	for _, f := range sc.stack {
+		if f.ctx == inBackquote {
+			sc.err = errBackquote
+		}
+	}
+}
+
+// atBlank reports whether a blank here separates words: it stands outside
+// every quote, substitution and escape.
+func (sc *shellScan) atBlank(c byte) bool {
+	return (c == ' ' || c == '\t') && len(sc.stack) == 1 && !sc.escaped
+}
+
+// text moves over literal text. blank, when set, is called with the index
+// of every blank that separates words.
+func (sc *shellScan) text(s string, blank func(i int)) {
+	for i := 0; i < len(s); i++ {
+		if blank != nil && sc.atBlank(s[i]) {
+			blank(i)
+			continue
+		}
+		if sc.escaped {
+			sc.escaped = false
+			continue
+		}
+		top := &sc.stack[len(sc.stack)-1]
+		c := s[i]
+		if top.ctx == inSingle {
+			if c == '\'' {
+				sc.stack = sc.stack[:len(sc.stack)-1]
 			}
 			continue
 		}
-		s := p.lit
-		for i := 0; i < len(s); i++ {
-			if escaped {
-				escaped = false
-				continue
-			}
-			top := &stack[len(stack)-1]
-			c := s[i]
-			if top.ctx == inSingle {
-				if c == '\'' {
-					stack = stack[:len(stack)-1]
-				}
-				continue
-			}
-			switch {
-			case c == '\\':
-				escaped = true
-			case c == top.closer && (c != ')' || top.depth == 0):
-				stack = stack[:len(stack)-1]
-			case c == '$' && i+1 < len(s) && s[i+1] == '(':
-				stack = append(stack, quoteFrame{ctx: unquoted, closer: ')'})
-				i++
-			case c == '`':
-				stack = append(stack, quoteFrame{ctx: inBackquote, closer: '`'})
-			case top.ctx == inDouble:
-			case c == '\'':
-				stack = append(stack, quoteFrame{ctx: inSingle, closer: '\''})
-			case c == '"':
-				stack = append(stack, quoteFrame{ctx: inDouble, closer: '"'})
-			case c == '(' && top.closer == ')':
-				top.depth++
-			case c == ')' && top.closer == ')':
-				top.depth--
-			}
+		switch {
+		case c == '\\':
+			sc.escaped = true
+		case c == top.closer && (c != ')' || top.depth == 0):
+			sc.stack = sc.stack[:len(sc.stack)-1]
+		case c == '$' && i+1 < len(s) && s[i+1] == '(':
+			sc.stack = append(sc.stack, quoteFrame{ctx: unquoted, closer: ')'})
+			i++
+		case c == '`':
+			sc.stack = append(sc.stack, quoteFrame{ctx: inBackquote, closer: '`'})
+		case top.ctx == inDouble:
+		case c == '\'':
+			sc.stack = append(sc.stack, quoteFrame{ctx: inSingle, closer: '\''})
+		case c == '"':
+			sc.stack = append(sc.stack, quoteFrame{ctx: inDouble, closer: '"'})
+		case c == '(' && top.closer == ')':
+			top.depth++
+		case c == ')' && top.closer == ')':
+			top.depth--
 		}
 	}
-	return err
 }
 
 // beyondScan reports whether the template's text holds what markQuotes

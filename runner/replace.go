@@ -37,6 +37,7 @@ type token struct {
 	// its values are quoted to match.
 	ctx     quoteCtx
 	escaped bool
+	raw     string // the replacement string as written
 }
 
 // part is a piece of a template: literal text, or a token when tok is set.
@@ -56,6 +57,7 @@ func parseParts(s, replace string) []part {
 		if i > lit {
 			parts = append(parts, part{lit: s[lit:i]})
 		}
+		t.raw = s[i : i+n]
 		parts = append(parts, part{tok: t})
 		lit = i + n
 	}

@@ -113,7 +113,7 @@ func NewTemplate(o TemplateOptions) *Template {
 	if o.Quote {
 		words = make([]string, len(o.Words))
 		for i, w := range o.Words {
-			words[i] = string(appendQuote(nil, w))
+			words[i] = quoteWord(w, replace)
 		}
 	}
 	line := strings.Join(words, " ")
@@ -152,6 +152,24 @@ func NewTemplate(o TemplateOptions) *Template {
 	t.words = split
 	t.path, t.look = lookPath(name)
 	return t
+}
+
+// quoteWord quotes a command word for the shell as -q wants it: its text
+// stays one word as given, and its replacement strings stay outside the
+// quotes, so that {} still gives one word per argument.
+func quoteWord(w, replace string) string {
+	var b []byte
+	for _, p := range parseParts(w, replace) {
+		if p.tok != nil {
+			b = append(b, p.tok.raw...)
+		} else {
+			b = appendQuote(b, p.lit)
+		}
+	}
+	if len(b) == 0 {
+		return "''"
+	}
+	return string(b)
 }
 
 // defaultPath is where sh looks for programs when PATH is unset (dash's
@@ -198,30 +216,32 @@ func onPathNotExecutable(name string) bool {
 	return false
 }
 
-// splitWords splits parts into shell words at the blanks of literal text.
+// splitWords splits parts into shell words at the blanks of literal text
+// that stand outside quotes, substitutions and escapes: `'a {}'` is one
+// word, which -X repeats whole.
 func splitWords(parts []part) [][]part {
 	var words [][]part
 	var cur []part
+	sc := newShellScan()
 	for _, p := range parts {
 		if p.tok != nil {
 			cur = append(cur, p)
+			sc.passToken()
 			continue
 		}
-		lit := p.lit
-		for lit != "" {
-			i := strings.IndexAny(lit, " \t")
-			if i < 0 {
-				cur = append(cur, part{lit: lit})
-				break
-			}
-			if i > 0 {
-				cur = append(cur, part{lit: lit[:i]})
+		from := 0
+		sc.text(p.lit, func(i int) {
+			if i > from {
+				cur = append(cur, part{lit: p.lit[from:i]})
 			}
 			if len(cur) > 0 {
 				words = append(words, cur)
 				cur = nil
 			}
-			lit = lit[i+1:]
+			from = i + 1
+		})
+		if from < len(p.lit) {
+			cur = append(cur, part{lit: p.lit[from:]})
 		}
 	}
 	if len(cur) > 0 {

@@ -147,6 +147,19 @@ func TestRenderShellLine(t *testing.T) {
 		{words: []string{"echo", "XX", "{}", ";"}, opt: TemplateOptions{Replace: "XX"}, args: []string{"a"}, want: "echo a {} ;"},
 		{words: []string{"echo", ">"}, args: []string{"f"}, want: "echo > f"},
 		{words: nil, args: []string{"echo $HOME | wc"}, want: "echo $HOME | wc"},
+		// -X (and -N) repeat a whole shell word: a quoted blank is inside
+		// it, and each value is quoted for where it stands.
+		{words: []string{"echo", "'a {}'", ";"}, opt: TemplateOptions{Context: true}, args: []string{"x", "$(y)"},
+			want: "echo 'a x' 'a $(y)' ;"},
+		{words: []string{"echo", `"a {}" b\ {}`, ";"}, opt: TemplateOptions{Context: true}, args: []string{"x", "$y"},
+			want: `echo "a x" "a \$y" b\ x b\ '$y' ;`},
+		{words: []string{"echo", "$(printf %s {})", ";"}, opt: TemplateOptions{Context: true}, args: []string{"x", "y z"},
+			want: "echo $(printf %s x) $(printf %s 'y z') ;"},
+		// -q: each word whole, its replacement strings outside the quotes.
+		{words: []string{"sh", "-c", "echo got {}"}, opt: TemplateOptions{Quote: true, Context: true}, args: []string{"a", "$(b)"},
+			want: "sh -c 'echo got 'a 'echo got ''$(b)'"},
+		{words: []string{"printf", `[%s]\n`, "{}", "{}*"}, opt: TemplateOptions{Quote: true}, args: []string{"x", "y z"},
+			want: `printf '[%s]\n' x 'y z' x 'y z''*'`},
 	} {
 		o := c.opt
 		o.Words = c.words
