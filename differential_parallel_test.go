@@ -105,6 +105,8 @@ var diffCases = []diffCase{
 	{name: "max-replace-args-zero", args: []string{"-k", "-N0", "echo", "x"}, stdin: "a\nb\n"},
 	{name: "max-replace-args-product", args: []string{"-k", "-N2", "echo", "x{}y", ":::", "a", "b", ":::", "1", "2"}},
 	{name: "max-replace-args-colsep", args: []string{"-k", "--colsep", ",", "-N1", "echo", "x{}y", "{2}"}, stdin: "a,b\nc,d\n"},
+	{name: "pack-trailing-blank-m", args: []string{"-k", "-j1", "-m", "printf", "[%s]"}, stdin: "a \nb\nc\n"},
+	{name: "pack-trailing-blank-L", args: []string{"-k", "-j1", "-L", "1", "printf", "[%s]"}, stdin: "a \nb\nc\n"},
 	{name: "max-args-seq", args: []string{"-k", "-n", "2", "echo", "{#}:{}", ":::", "a", "b", "c"}},
 	// Replacement strings.
 	{name: "replace-ext", args: []string{"-k", "echo", "[{.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/.b", "..", "./x.y", "a.b.c/"}},

@@ -268,8 +268,10 @@ func (p *Packer) flush() {
 }
 
 // recordLines turns a Reader's tuples into packer lines: each tuple is one
-// line whose items are its columns. As with GNU parallel's -L, a record
-// that ends with a blank goes on with the next one: the two make one item.
+// line whose items are its columns. With -L, as with GNU parallel's, a
+// record that ends with a blank goes on with the next one: the two make
+// one item. -X, -m and -s alone keep every record whole, as parallel does
+// (two file names must not merge).
 type recordLines struct {
 	r *Reader
 }
@@ -281,7 +283,7 @@ func (l recordLines) ReadLine() ([]string, int, error) {
 		// the packer keeps what was taken.
 		return l.r.appendColumns(nil, t), len(t), err
 	}
-	for len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
+	for l.r.Pack.MaxLines > 0 && len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
 		more, err := l.r.ts.next()
 		if err == io.EOF {
 			break
