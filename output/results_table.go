@@ -117,6 +117,11 @@ func (t *ResultsTable) Save(r *runner.Result, out, errf *os.File) error {
 		prefix = t.Tag(r) + "\t"
 	}
 	outputs := []field{t.output(out, prefix), t.output(errf, prefix)}
+	if errf == nil && r.Err != nil {
+		// It could not start (or fan could not keep its output): the row
+		// keeps why, where GNU parallel's rows hold its shell's message.
+		outputs[1] = text(prefix + "fan: " + r.Err.Error() + "\n")
+	}
 	values := r.Item.Args
 	if !t.FromArgs {
 		values = nil
