@@ -43,7 +43,7 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 func addCommandFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVarP(&o.Replace, "replace", "I", "", "use `STR` instead of {} for the whole item")
 	f.BoolVarP(&o.Quote, "quote", "q", false, "keep each word of the command one word as given, shell characters and all ({} still works)")
-	f.StringVar(&o.WorkDir, "workdir", "", "run each job in `DIR`, made if missing (it may hold {} and the like)")
+	f.StringVar(&o.WorkDir, "workdir", "", "run each job in `DIR`, made if missing (it may hold {} and the like; also --wd)")
 	f.StringVar(&o.Shell, "shell", "/bin/sh", "run commands that need a shell with `PATH`")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands instead of running them")
 	f.BoolVarP(&o.Verbose, "verbose", "t", false, "print each command on stderr before it runs")
