@@ -296,8 +296,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		// --results NAME.csv: rows of one file, opened with the books
 		// (none for a dry run), which take the job output in its place.
 		if books.table != nil {
-			sink.Results, sink.ResultsOnly = books.table, true
-			sink.ResultsOnStdout = output.ResultsTableOnStdout(o.Results)
+			sink.Results = books.table
 		}
 	case name.Varies():
 		// --results 'out/{}': files named per job; their directories are

@@ -308,6 +308,9 @@ func (t *ResultsTable) chunks(src io.ReaderAt, n int64, fn func([]byte)) error {
 	return nil
 }
 
+// OnStdout reports whether the rows go to fan's stdout (-.csv).
+func (t *ResultsTable) OnStdout() bool { return t.book == nil }
+
 // Close flushes the rows and closes the file (not stdout); keep is as for
 // bookFile.Close.
 func (t *ResultsTable) Close(keep bool) error {

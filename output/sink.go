@@ -49,12 +49,10 @@ type Sink struct {
 	// with, followed by a tab (--tag, --tagstring). It must be safe to call
 	// from any goroutine.
 	Tag func(*runner.Result) string
-	// Results, when set, saves each job's output and exit status.
+	// Results, when set, saves each job's output and exit status. A
+	// ResultsTable (--results NAME.csv) takes the job output in place of
+	// Stdout and Stderr, as in GNU parallel.
 	Results Saver
-	// ResultsOnly says that job output goes to Results alone, none of it
-	// to Stdout or Stderr (--results NAME.csv, as GNU parallel), and
-	// ResultsOnStdout that Results writes its rows to Stdout (-.csv).
-	ResultsOnly, ResultsOnStdout bool
 	// Spool takes back the files results carry.
 	Spool runner.Spool
 	// Release is called once for every result the sink has finished with.
@@ -231,8 +229,8 @@ func (s *Sink) show(r *runner.Result) {
 	if s.Results != nil && !r.NotStarted && !r.DryRun {
 		s.save(r, out, errf)
 	}
-	if s.ResultsOnly {
-		out, errf = nil, nil
+	if _, rows := s.Results.(*ResultsTable); rows {
+		out, errf = nil, nil // the rows have it
 	}
 	if l != nil {
 		s.flushLive(l, true) // a timed-out job keeps its output too
@@ -265,11 +263,13 @@ func (s *Sink) show(r *runner.Result) {
 // go to stdout (--results -.csv), so a progress display there is cleared
 // first.
 func (s *Sink) save(r *runner.Result, out, errf *os.File) {
-	if s.ResultsOnStdout {
+	t, rows := s.Results.(*ResultsTable)
+	onStdout := rows && t.OnStdout()
+	if onStdout {
 		s.meterHide(s.Stdout)
 	}
 	err := s.Results.Save(r, out, errf)
-	if s.ResultsOnStdout && s.Meter != nil {
+	if onStdout && s.Meter != nil {
 		s.Meter.Wrote(s.Stdout, true)
 	}
 	if err != nil {
