@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// An Executor turns one attempt of a job into a running tree of processes.
+// It is the seam between the pool, which decides what runs and when, and
+// where and how a command runs: Local runs it on this machine in a process
+// group of its own; a remote executor runs it on another host over ssh.
+// Implementations must be safe for concurrent use.
+type Executor interface {
+	// Start starts one attempt. An error is the attempt's failure to
+	// start: a *StartError or an exec error is the job's own (command
+	// not found: 127), a *TransportError means that the attempt never
+	// reached the job (the item is run again, without spending a retry).
+	Start(a *Attempt) (Process, error)
+	// Suspend stops every process tree this executor runs, and those it
+	// starts until Resume (Ctrl-Z); Resume continues them.
+	Suspend()
+	Resume()
+}
+
+// Attempt is what one run of a job needs from the pool.
+type Attempt struct {
+	// Command is the job's rendered command; Command.Dir, when set, is the
+	// directory it runs in (--workdir), made when missing.
+	Command *Command
+	// Env is the job's whole environment.
+	Env []string
+	// Stdin is what the job reads; nil is /dev/null. Stdout and Stderr
+	// are where it writes; nil is fan's own stdout and stderr (--ungroup).
+	Stdin, Stdout, Stderr *os.File
+	// Shell runs a file that the system cannot execute itself (a script
+	// without #!), as a shell would.
+	Shell string
+	// Cancel, when it ends, gives up an attempt still waiting to start
+	// (the system has no process to spare): the run is being stopped.
+	Cancel context.Context
+}
+
+// Process is a started attempt: a tree of processes that is waited for and
+// signalled as a whole.
+type Process interface {
+	// Wait blocks until the attempt ends. When stop ends first, the tree
+	// is terminated with seq; when kill ends meanwhile, it is killed at
+	// once. Whatever the job left running (sleep 1000 &) is killed before
+	// Wait returns. A *TransportError says that the job's fate is unknown
+	// (the connection to its host was lost).
+	Wait(stop, kill context.Context, seq TermSeq) (Exit, error)
+}
+
+// Exit is how an attempt ended.
+type Exit struct {
+	Status syscall.WaitStatus
+	// Terminated reports that fan ended the attempt (its stop context
+	// ended while it ran: a timeout, a drain, --halt now).
+	Terminated bool
+}
+
+// A TransportError is a failure to reach a job rather than the job's own:
+// ssh could not connect, or the connection was lost. Such an attempt does
+// not count as a failure of the job.
+type TransportError struct {
+	Host string
+	Err  error
+}
+
+func (e *TransportError) Error() string { return fmt.Sprintf("host %s: %v", e.Host, e.Err) }
+
+func (e *TransportError) Unwrap() error { return e.Err }
