@@ -89,13 +89,13 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	st := newStops()
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
-	pool, limited, err := newPool(o, c, env, books, st, &halted)
+	pool, fit, err := newPool(o, c, env, books, st)
 	if err != nil {
 		books.close(false)
 		return failed(err)
 	}
 	if c.jobs > 0 && pool.Jobs < c.jobs && !o.DryRun {
-		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, limited)
+		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, fit.limited)
 	}
 	if c.halt.Percent {
 		// As GNU parallel: a percentage of the jobs needs their number.
@@ -116,13 +116,6 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	sink.Meter = term.meter(stderr, &counted, c.jobs)
 	sink.Color = term.palette
 
-	notify := notices(sink)
-	pool.Notify = notify
-	drain := newDrain(c, pool, notify, st)
-	stopSignals := watchSignals(drain)
-	defer stopSignals()
-	defer watchStops(pool)()
-
 	// The read-ahead: a few items a slot, within bounds that a -j of
 	// millions or none (0) does not turn into an allocation of gigabytes.
 	queue := 1024
@@ -130,7 +123,31 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		queue = min(4*c.jobs, maxQueue)
 	}
 	items := make(chan input.Item, queue)
-	results := make(chan runner.Result, min(max(c.jobs, 16), maxQueue))
+	stream := runner.NewStream(fit.buffered)
+	if !o.DryRun {
+		local, err := runner.NewLocal()
+		if err != nil {
+			books.close(false)
+			return failed(err)
+		}
+		defer local.Close()
+		local.FewThreads, local.Notify = fit.lowProcs, stream.Notify
+		pool.Exec = local
+	}
+	notify := stream.Notify
+	pool.OnHalt = func(h *runner.Halted) {
+		halted.Store(h)
+		notify(h.Message(c.halt, pool.Running()))
+		st.stopIntake()
+		if c.halt.Now {
+			st.terminateJobs()
+		}
+	}
+	drain := newDrain(c, pool, notify, st)
+	stopSignals := watchSignals(drain)
+	defer stopSignals()
+	defer watchStops(pool)()
+
 	readErr := make(chan error, 1)
 	go func() {
 		err := reader.Run(st.intake, items)
@@ -138,8 +155,8 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		readErr <- err
 	}()
 	poolErr := make(chan error, 1)
-	go func() { poolErr <- pool.Run(st.intake, st.jobs, items, results) }()
-	stats, err := sink.Run(results)
+	go func() { poolErr <- pool.Run(st.intake, st.jobs, items, stream) }()
+	stats, err := sink.Run(stream)
 	if perr := <-poolErr; err == nil && perr != nil {
 		err = perr
 	}
@@ -201,37 +218,45 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 	return reader, closeInput, nil
 }
 
+// eventBuffer is how many events may wait for the sink: about one a job.
+func eventBuffer(jobs int) int { return min(max(jobs, 16), maxQueue) }
+
 // newPool builds the runner stage. When --halt fires, it records how the
 // run stood in halted and stops the intake (and, with now, the jobs).
 // -j is fitted to the open-file and process limits; limited says which
 // one lowered it.
-func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) (pool *runner.Pool, limited string, err error) {
+func newPool(o *Options, c *config, env []string, books *books, st *stops) (pool *runner.Pool, fit fitted, err error) {
 	fdLimit, reserve, perJob := openFileLimit(), 0, descriptorsPerJob(o)
 	if !o.DryRun {
 		reserve = descriptorReserve(fdLimit)
 		// A job's own descriptors, two for its result, two for the fork.
 		if need := reserve + perJob + 4; fdLimit < need {
-			return nil, "", usageErrorf("the open-file limit (ulimit -n %d) is too low: fan needs about %d for itself and one job (raise it: ulimit -n %d)", fdLimit, need, max(need, 64))
+			return nil, fit, usageErrorf("the open-file limit (ulimit -n %d) is too low: fan needs about %d for itself and one job (raise it: ulimit -n %d)", fdLimit, need, max(need, 64))
 		}
 	}
-	jobs, win := fitDescriptors(fdLimit, reserve, c.jobs, window()+c.jobs, perJob, o.KeepOrder)
-	limited = fmt.Sprintf("the open-file limit (ulimit -n %d)", fdLimit)
+	// Results on their way to the sink (the events buffer) hold their
+	// output files too: their descriptors are kept aside.
+	buffered := min(eventBuffer(c.jobs), max(0, fdLimit-reserve)/8)
+	jobs, win := fitDescriptors(fdLimit, reserve+2*buffered, c.jobs, window()+c.jobs, perJob, o.KeepOrder)
+	limited := fmt.Sprintf("the open-file limit (ulimit -n %d)", fdLimit)
 	room, nproc, lowProcs := processRoom(jobs, tasksPerJob)
 	if lowProcs {
-		if fitted := fitProcesses(jobs, tasksPerJob, room); fitted < jobs || jobs == 0 {
-			jobs, limited = fitted, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
+		if n := fitProcesses(jobs, tasksPerJob, room); n < jobs || jobs == 0 {
+			jobs, limited = n, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
 		}
 	}
 	pool = &runner.Pool{
 		Jobs:       jobs,
-		FewThreads: lowProcs,
 		Template:   c.template,
 		Env:        env,
 		WorkDir:    workDir(o),
 		SlotVar:    o.ProcessSlotVar,
 		DryRun:     o.DryRun,
 		TermSeq:    c.termSeq,
+		KeepOrder:  o.KeepOrder,
 		Window:     win,
+		Announce:   o.Verbose && !o.DryRun,
+		Live:       o.LineBuffer,
 		Timeout:    c.timeout,
 		Retries:    o.Retries,
 		RetryDelay: c.retryGap,
@@ -240,17 +265,17 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 		Skip:       books.skip,
 		Kill:       st.kill,
 	}
-	pool.OnHalt = func(h *runner.Halted) {
-		halted.Store(h)
-		if pool.Notify != nil {
-			pool.Notify(h.Message(c.halt, pool.Running()))
-		}
-		st.stopIntake()
-		if c.halt.Now {
-			st.terminateJobs()
-		}
-	}
-	return pool, limited, nil
+	return pool, fitted{limited: limited, lowProcs: lowProcs, buffered: buffered}, nil
+}
+
+// fitted is how newPool fitted the run to the system's limits: which limit
+// lowered -j (limited), whether processes are short (lowProcs: jobs wait
+// for their exit without a thread each), and how many events may wait for
+// the sink (buffered), whose descriptors it kept aside.
+type fitted struct {
+	limited  string
+	lowProcs bool
+	buffered int
 }
 
 // newSink builds the output stage and the spool files it shares with the
@@ -264,7 +289,6 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		LineBuffer: o.LineBuffer,
 		Ungrouped:  o.Ungroup,
 		Tag:        o.tagger(),
-		Release:    pool.Release,
 		Joblog:     books.joblog,
 		Failures:   books.failures,
 		OnError: func(error) {
@@ -285,10 +309,6 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		spool.Put(f)
 		pool.Spool, sink.Spool = spool, spool
 		closeSpool = spool.Close
-	}
-	if o.Verbose && !o.DryRun {
-		announce := make(chan runner.Command)
-		pool.Announce, sink.Announce = announce, announce
 	}
 	switch name := runner.NewText(o.Results, o.Replace); {
 	case o.Results == "":
@@ -317,23 +337,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		}
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
 	}
-	if o.LineBuffer {
-		pool.Started = sink.StartHook()
-	}
 	return sink, closeSpool, nil
-}
-
-// notices returns a function that passes a message for the user to the
-// sink, the only writer of stderr, without blocking.
-func notices(sink *output.Sink) func(string) {
-	ch := make(chan string, 8)
-	sink.Notices = ch
-	return func(msg string) {
-		select {
-		case ch <- msg:
-		default: // the sink is stuck on a write: the message is not worth a hang
-		}
-	}
 }
 
 // newDrain builds the signal state machine of the run.

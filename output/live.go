@@ -2,7 +2,6 @@ package output
 
 import (
 	"os"
-	"syscall"
 	"time"
 
 	"fan/runner"
@@ -37,39 +36,28 @@ func (l *liveJob) close() {
 	l.err.f.Close()
 }
 
-// StartHook returns the function the pool must call as each job starts
-// (runner.Pool.Started) when LineBuffer is set. It keeps descriptors of the
-// job's output files of its own, since the pool gives the files back for
-// reuse when the job ends.
-func (s *Sink) StartHook() func(*runner.Result) {
-	s.started = make(chan *liveJob)
-	return func(r *runner.Result) {
-		l := &liveJob{seq: r.Item.Seq}
-		if s.Tag != nil {
-			l.prefix = s.Tag(r) + "\t"
-		}
-		var err error
-		if l.out.f, err = dup(r.Stdout); err != nil {
-			return // the output is written whole when the job ends
-		}
-		if l.err.f, err = dup(r.Stderr); err != nil {
-			l.out.f.Close()
-			return
-		}
-		s.started <- l
+// startLive takes an attempt that has started, with its output files to
+// write from while it runs (--line-buffer). Without them (none could be
+// duplicated), its output is written whole when it ends.
+func (s *Sink) startLive(ev *runner.Event) {
+	if ev.Live == nil {
+		return
 	}
+	l := &liveJob{seq: ev.Result.Item.Seq}
+	l.out.f, l.err.f = ev.Live.Stdout, ev.Live.Stderr
+	if s.Tag != nil {
+		l.prefix = s.Tag(ev.Result) + "\t"
+	}
+	s.start(l)
 }
 
-func dup(f *os.File) (*os.File, error) {
-	if f == nil {
-		return nil, os.ErrInvalid
+// retrying drops what a failed attempt wrote and is not out yet, as in
+// grouped mode: the job runs again.
+func (s *Sink) retrying(seq int64) {
+	if l := s.live[seq]; l != nil {
+		l.close()
+		delete(s.live, seq)
 	}
-	fd, err := syscall.Dup(int(f.Fd()))
-	if err != nil {
-		return nil, err
-	}
-	syscall.CloseOnExec(fd)
-	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
 // start takes a job that has started. A retried job starts again: what its

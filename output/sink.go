@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -34,11 +32,14 @@ func (s Stats) Read() int64 { return s.OK + s.Failed + s.NotStarted }
 // produce them.
 type Sink struct {
 	Stdout, Stderr *os.File
-	// KeepOrder writes results in input order (-k).
+	// KeepOrder says that results come in input order (-k: the pool's
+	// runner.Pool.KeepOrder orders them), so that with LineBuffer only the
+	// oldest unfinished job writes while it runs.
 	KeepOrder bool
 	// LineBuffer writes complete lines while jobs run (--line-buffer); with
 	// KeepOrder only the oldest unfinished job's, the others' wait in their
-	// files for their turn. The pool must call StartHook's function.
+	// files for their turn. The pool must send live files with its Started
+	// events (runner.Pool.Live).
 	LineBuffer bool
 	// Ungrouped says that jobs write straight to Stdout and Stderr (-u).
 	// The sink then never writes their output itself, so after each job
@@ -55,14 +56,6 @@ type Sink struct {
 	Results Saver
 	// Spool takes back the files results carry.
 	Spool runner.Spool
-	// Release is called once for every result the sink has finished with.
-	Release func(*runner.Result)
-	// Announce, when set, carries commands about to start, printed on
-	// stderr (-t).
-	Announce <-chan runner.Command
-	// Notices, when set, carries messages for the user (the drain's),
-	// printed on stderr as they come.
-	Notices <-chan string
 	// Joblog, when set, gets a line per job (--joblog).
 	Joblog *Joblog
 	// Failures, when set, gets every item that did not succeed.
@@ -78,24 +71,22 @@ type Sink struct {
 	Meter Meter
 	Color Palette
 
-	stats   Stats
-	err     error
-	pending map[int64]*runner.Result
-	next    int64
-	started chan *liveJob
-	live    map[int64]*liveJob
-	buf     []byte
-	bufOut  *bufio.Writer
+	stats  Stats
+	err    error
+	next   int64 // with KeepOrder, the job whose result comes next
+	live   map[int64]*liveJob
+	buf    []byte
+	bufOut *bufio.Writer
 }
 
-// Run writes every result that arrives on results until it is closed, and
-// returns the counts and the first write error.
-func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
-	s.pending = map[int64]*runner.Result{}
+// Run writes what the events of stream say until its Events channel is
+// closed: commands about to start (-t), notices, the output of jobs as
+// they run (--line-buffer) and every Finished result. It returns the
+// counts and the first write error.
+func (s *Sink) Run(stream *runner.Stream) (Stats, error) {
 	s.live = map[int64]*liveJob{}
 	s.next = 1
 	var p poller
-	announce := s.Announce
 	defer s.meterDone()
 	for {
 		var tick <-chan time.Time
@@ -105,60 +96,54 @@ func (s *Sink) Run(results <-chan runner.Result) (Stats, error) {
 		select {
 		case <-s.meterTick():
 			s.meterUpdate()
-		case c := <-announce:
-			s.write(s.Stderr, func(w io.Writer) error {
-				_, err := io.WriteString(w, c.String()+"\n")
-				return err
-			})
-		case msg := <-s.Notices:
-			s.write(s.Stderr, func(w io.Writer) error {
-				_, err := io.WriteString(w, msg+"\n")
-				return err
-			})
-		case l := <-s.started:
-			s.start(l)
+		case ev := <-stream.Urgent:
+			s.handle(&ev)
 		case <-tick:
 			p.fired(s.poll())
-		case r, ok := <-results:
+		case ev, ok := <-stream.Events:
 			if !ok {
-				s.emitStragglers()
 				return s.stats, s.err
 			}
-			s.accept(&r)
-			s.meterUpdate()
+			s.handle(&ev)
 		}
 	}
 }
 
+// handle acts on one event.
+func (s *Sink) handle(ev *runner.Event) {
+	switch ev.Kind {
+	case runner.Announced:
+		s.say(ev.Command.String())
+	case runner.Notice:
+		s.say(ev.Text)
+	case runner.Started:
+		s.startLive(ev)
+	case runner.Retrying:
+		s.retrying(ev.Result.Item.Seq)
+	case runner.Finished:
+		s.accept(ev.Result)
+		s.meterUpdate()
+	}
+}
+
+// say writes one line of fan's own on stderr.
+func (s *Sink) say(line string) {
+	s.write(s.Stderr, func(w io.Writer) error {
+		_, err := io.WriteString(w, line+"\n")
+		return err
+	})
+}
+
+// accept writes a finished result. With KeepOrder, the next job's output
+// written while it ran catches up at once.
 func (s *Sink) accept(r *runner.Result) {
+	s.emit(r)
 	if !s.KeepOrder {
-		s.emit(r)
 		return
 	}
-	s.pending[r.Item.Seq] = r
-	for {
-		r, ok := s.pending[s.next]
-		if !ok {
-			break
-		}
-		delete(s.pending, s.next)
-		s.next++
-		s.emit(r)
-	}
+	s.next = r.Item.Seq + 1
 	if l := s.live[s.next]; l != nil {
-		s.flushLive(l, false) // the new oldest job catches up at once
-	}
-}
-
-// emitStragglers writes, in input order, the results -k still holds when
-// the results end. In a run where every item yields its result none is
-// left; should one ever be missing, the results after it are still
-// written, counted and booked rather than dropped.
-func (s *Sink) emitStragglers() {
-	seqs := slices.Sorted(maps.Keys(s.pending))
-	for _, seq := range seqs {
-		s.emit(s.pending[seq])
-		delete(s.pending, seq)
+		s.flushLive(l, false)
 	}
 }
 
@@ -198,9 +183,6 @@ func (s *Sink) emit(r *runner.Result) {
 		if f != nil {
 			s.Spool.Put(f)
 		}
-	}
-	if s.Release != nil {
-		s.Release(r)
 	}
 }
 

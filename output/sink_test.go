@@ -2,8 +2,8 @@ package output
 
 import (
 	"os"
-	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,12 +14,16 @@ import (
 // liveRun is a sink in --line-buffer mode running in the background, fed
 // by hand-made jobs.
 type liveRun struct {
-	t       *testing.T
-	out     *os.File
-	spool   *Spool
-	hook    func(*runner.Result)
-	results chan runner.Result
-	done    chan struct{}
+	t         *testing.T
+	out       *os.File
+	spool     *Spool
+	keepOrder bool
+	events    chan runner.Event
+	done      chan struct{}
+	// With keepOrder, the pool hands results on in input order: those
+	// that end early wait here for the ones before them.
+	ended map[int64]*runner.Result
+	next  int64
 }
 
 func startLive(t *testing.T, keepOrder bool, tag func(*runner.Result) string) *liveRun {
@@ -33,9 +37,10 @@ func startLive(t *testing.T, keepOrder bool, tag func(*runner.Result) string) *l
 	}
 	spool := NewSpool(t.TempDir(), 0)
 	s := &Sink{Stdout: out, Stderr: errf, KeepOrder: keepOrder, LineBuffer: true, Tag: tag, Spool: spool}
-	lr := &liveRun{t: t, out: out, spool: spool, hook: s.StartHook(), results: make(chan runner.Result), done: make(chan struct{})}
+	lr := &liveRun{t: t, out: out, spool: spool, keepOrder: keepOrder, events: make(chan runner.Event),
+		done: make(chan struct{}), ended: map[int64]*runner.Result{}, next: 1}
 	go func() {
-		s.Run(lr.results)
+		s.Run(&runner.Stream{Events: lr.events})
 		close(lr.done)
 	}()
 	return lr
@@ -51,13 +56,32 @@ func (lr *liveRun) start(seq int64) *runner.Result {
 	if r.Stderr, err = lr.spool.Get(); err != nil {
 		lr.t.Fatal(err)
 	}
-	lr.hook(r)
+	live := &runner.LiveFiles{Stdout: dupFile(lr.t, r.Stdout), Stderr: dupFile(lr.t, r.Stderr)}
+	lr.events <- runner.Event{Kind: runner.Started, Result: r, Live: live}
 	return r
+}
+
+// dupFile is a descriptor of f of the sink's own, as the pool makes it.
+func dupFile(t *testing.T, f *os.File) *os.File {
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }
 
 func (lr *liveRun) end(r *runner.Result) {
 	r.Stdout.Seek(0, 0)
-	lr.results <- *r
+	if !lr.keepOrder {
+		lr.events <- runner.Event{Kind: runner.Finished, Result: r}
+		return
+	}
+	lr.ended[r.Item.Seq] = r
+	for lr.ended[lr.next] != nil {
+		lr.events <- runner.Event{Kind: runner.Finished, Result: lr.ended[lr.next]}
+		delete(lr.ended, lr.next)
+		lr.next++
+	}
 }
 
 // written is what the sink has written to stdout so far.
@@ -91,7 +115,7 @@ func (lr *liveRun) stays(want string) {
 }
 
 func (lr *liveRun) close() {
-	close(lr.results)
+	close(lr.events)
 	<-lr.done
 }
 
@@ -133,33 +157,5 @@ func TestLineBufferUnorderedTagged(t *testing.T) {
 	lr.close()
 	if got := lr.written(); got != "tt\tx\nt\tab\nt\tc\n" {
 		t.Fatalf("stdout is %q", got)
-	}
-}
-
-// TestKeepOrderStragglers: under -k, results still waiting for an earlier
-// one when the results end are written in order and counted, not dropped.
-func TestKeepOrderStragglers(t *testing.T) {
-	out, err := os.CreateTemp(t.TempDir(), "out")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Sink{Stdout: out, Stderr: out, KeepOrder: true, Spool: NewSpool(t.TempDir(), 0)}
-	results := make(chan runner.Result, 3)
-	for _, seq := range []int64{3, 2, 5} { // 1 and 4 never come
-		r := runner.Result{Item: input.Item{Seq: seq}, DryRun: true,
-			Command: runner.Command{Args: []string{"echo", strconv.FormatInt(seq, 10)}}}
-		results <- r
-	}
-	close(results)
-	stats, err := s.Run(results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(out.Name())
-	if got := string(b); got != "echo 2\necho 3\necho 5\n" {
-		t.Errorf("written %q, want the three in order", got)
-	}
-	if got := stats.OK + stats.Failed + stats.NotStarted; got != 3 {
-		t.Errorf("counted %d results, want 3 (%+v)", got, stats)
 	}
 }

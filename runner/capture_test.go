@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"errors"
 	"os"
 	"strings"
@@ -49,11 +48,11 @@ func runItem(t *testing.T, p *Pool) Result {
 	items := make(chan input.Item, 1)
 	items <- input.Item{Seq: 1, Args: []string{"x"}}
 	close(items)
-	results := make(chan Result, 1)
-	if err := p.Run(context.Background(), context.Background(), items, results); err != nil {
-		t.Fatal(err)
+	rs := runPool(t, p, items)
+	if len(rs) != 1 {
+		t.Fatalf("%d results for one item", len(rs))
 	}
-	return <-results
+	return rs[0]
 }
 
 // A job that wrote output while the spool's filesystem was full may have
@@ -97,8 +96,13 @@ func TestSpawnWaitsForProcesses(t *testing.T) {
 	}
 	defer func() { startProcess = spawn }()
 	var notes []string
-	p := &Pool{Jobs: 1, Template: NewTemplate(TemplateOptions{Words: []string{"true"}, Shell: "/bin/sh"}),
-		Notify: func(s string) { notes = append(notes, s) }}
+	l, err := NewLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.Notify = func(s string) { notes = append(notes, s) }
+	p := &Pool{Jobs: 1, Exec: l, Template: NewTemplate(TemplateOptions{Words: []string{"true"}, Shell: "/bin/sh"})}
 	if r := runItem(t, p); !r.OK() || refusals != 0 {
 		t.Fatalf("result %+v after the refusals: want success", r)
 	}

@@ -26,6 +26,8 @@ type Executor interface {
 
 // Attempt is what one run of a job needs from the pool.
 type Attempt struct {
+	// Seq is the job's number ({#}), for messages.
+	Seq int64
 	// Command is the job's rendered command; Command.Dir, when set, is the
 	// directory it runs in (--workdir), made when missing.
 	Command *Command

@@ -1,5 +1,12 @@
 package runner
 
+import (
+	"context"
+	"testing"
+
+	"fan/input"
+)
+
 // Views that only the tests need.
 
 // quote is the shell word for s.
@@ -11,3 +18,30 @@ func (t *Template) direct() bool { return t.words != nil }
 
 // viaShell reports whether the command runs through a shell.
 func (c *Command) viaShell() bool { return c.line != "" }
+
+// runPool runs the items through p, on this machine unless p has an
+// executor, and returns the Finished results in the order they came.
+func runPool(tb testing.TB, p *Pool, items <-chan input.Item) []Result {
+	tb.Helper()
+	if p.Exec == nil && p.Slots == nil {
+		l, err := NewLocal()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer l.Close()
+		p.Exec = l
+	}
+	s := NewStream(16)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(context.Background(), context.Background(), items, s) }()
+	var rs []Result
+	for ev := range s.Events {
+		if ev.Kind == Finished {
+			rs = append(rs, *ev.Result)
+		}
+	}
+	if err := <-done; err != nil {
+		tb.Fatal(err)
+	}
+	return rs
+}

@@ -27,9 +27,14 @@ func benchPool(b *testing.B, sp Spool) {
 	if err != nil {
 		b.Skip("no true program")
 	}
-	p := &Pool{Jobs: 2, Template: NewTemplate(TemplateOptions{Words: []string{path}}), Spool: sp}
+	l, err := NewLocal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	p := &Pool{Jobs: 2, Exec: l, Template: NewTemplate(TemplateOptions{Words: []string{path}}), Spool: sp}
 	items := make(chan input.Item, 16)
-	results := make(chan Result, 16)
+	s := NewStream(16)
 	b.ReportAllocs()
 	b.ResetTimer()
 	go func() {
@@ -39,12 +44,13 @@ func benchPool(b *testing.B, sp Spool) {
 		close(items)
 	}()
 	done := make(chan error, 1)
-	go func() { done <- p.Run(context.Background(), context.Background(), items, results) }()
-	for r := range results {
+	go func() { done <- p.Run(context.Background(), context.Background(), items, s) }()
+	for ev := range s.Events {
+		r := ev.Result
 		if !r.OK() {
 			b.Fatalf("job failed: %+v", r)
 		}
-		p.discard(&r)
+		p.discard(r)
 	}
 	if err := <-done; err != nil {
 		b.Fatal(err)

@@ -11,8 +11,10 @@ import (
 // Result is what became of one item. Every item the pool takes yields
 // exactly one Result.
 type Result struct {
-	Item    input.Item
-	Slot    int
+	Item input.Item
+	Slot int
+	// Host is where the job ran: a login of -S, or "" for this machine.
+	Host    string
 	Command Command
 	// Status is the exit status, as GNU parallel's joblog has it: -1 when
 	// fan killed the job (timeout, drain, halt) or it was not started, 0
@@ -42,8 +44,6 @@ type Result struct {
 	// start; nil when the job wrote nothing there or output is not captured.
 	// The receiver gives them back to the Spool.
 	Stdout, Stderr *os.File
-
-	held bool // holds a place in the pool's window until released
 }
 
 // Stopped reports whether fan ended the job before it finished on its own

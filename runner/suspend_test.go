@@ -39,7 +39,7 @@ func TestTimeoutLeavesOutSuspension(t *testing.T) {
 
 // Two suspensions add up, and one still under way counts up to now.
 func TestPausedAt(t *testing.T) {
-	var g groups
+	var g pauseClock
 	t0 := time.Unix(1000, 0)
 	g.suspend(t0)
 	g.resume(t0.Add(2 * time.Second))
@@ -65,13 +65,13 @@ func TestGroupStartedWhileSuspended(t *testing.T) {
 	defer cmd.Wait()
 	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	var g groups
-	g.suspend(time.Now())
+	g.suspend()
 	g.add(cmd.Process.Pid)
 	waitState(t, cmd.Process.Pid, "T")
-	g.resume(time.Now())
+	g.resume()
 	waitState(t, cmd.Process.Pid, "S", "R")
 	g.remove(cmd.Process.Pid)
-	g.suspend(time.Now())
+	g.suspend()
 	time.Sleep(100 * time.Millisecond)
 	if s := state(cmd.Process.Pid); s == "T" {
 		t.Error("a group taken off the list was stopped")

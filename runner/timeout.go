@@ -2,72 +2,11 @@ package runner
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 )
-
-// maxBackoff caps the wait between retries.
-const maxBackoff = time.Minute
-
-// backoff is the wait before retry number attempt (1 for the first retry):
-// base doubled for each earlier retry, capped, with up to ±25% jitter so
-// that jobs failing together do not retry in lockstep.
-func backoff(base time.Duration, attempt int) time.Duration {
-	if base <= 0 {
-		return 0
-	}
-	d := base
-	for i := 1; i < attempt && d < maxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, maxBackoff)
-	jitter := time.Duration((rand.Float64() - 0.5) / 2 * float64(d))
-	return d + jitter
-}
-
-// sleep waits for d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// pacer keeps at least gap between job starts (--delay), in the order the
-// starts were reserved: the pool reserves a job's start when it takes the
-// item, so jobs start in input order, as in GNU parallel.
-type pacer struct {
-	gap  time.Duration
-	mu   sync.Mutex
-	next time.Time
-}
-
-// reserve returns when the next job may start, and keeps that time for
-// it: the next reservation is at least gap later. Without a gap it is the
-// zero time: at once.
-func (p *pacer) reserve() time.Time {
-	if p.gap <= 0 {
-		return time.Time{}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	at := p.next
-	if now := time.Now(); at.Before(now) {
-		at = now
-	}
-	p.next = at.Add(p.gap)
-	return at
-}
 
 // medianWindow is how many of the latest successful runtimes the median
 // of --timeout N% is taken over: memory and work per job stay bounded on
@@ -151,7 +90,7 @@ func (p *Pool) deadline(ctx context.Context) (context.Context, func() time.Durat
 	}
 	jctx, cancel := context.WithCancelCause(ctx)
 	now := time.Now()
-	t := &jobTimer{pool: p, start: now, paused: p.groups.pausedAt(now), cancel: cancel}
+	t := &jobTimer{pool: p, start: now, paused: p.clock.pausedAt(now), cancel: cancel}
 	t.mu.Lock()
 	t.timer = time.AfterFunc(never, t.fire)
 	t.arm(now)
@@ -173,7 +112,7 @@ const never = time.Duration(1<<63 - 1)
 type jobTimer struct {
 	pool   *Pool
 	start  time.Time
-	paused time.Duration // pool.groups.pausedAt(start)
+	paused time.Duration // pool.clock.pausedAt(start)
 
 	mu      sync.Mutex
 	timer   *time.Timer
@@ -203,7 +142,7 @@ func (t *jobTimer) arm(now time.Time) {
 			return
 		}
 	}
-	ran := now.Sub(t.start) - (t.pool.groups.pausedAt(now) - t.paused)
+	ran := now.Sub(t.start) - (t.pool.clock.pausedAt(now) - t.paused)
 	if left := limit - ran; left > 0 {
 		t.timer.Reset(left)
 		return

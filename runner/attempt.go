@@ -1,0 +1,96 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"fan/input"
+)
+
+// job is an item the pool has taken to run: its place in input order, and
+// whether it holds a place in the -k window.
+type job struct {
+	item   input.Item
+	ticket int64
+	held   bool
+}
+
+// attempts runs a job, and again while it fails and retries are left, and
+// delivers its Result. Its slot is given back between attempts, so a job
+// waiting to retry does not keep other items from running. The output of
+// failed attempts is dropped: only the last attempt's is kept. The first
+// attempt runs in slot, starting at start (see pacer), and has been
+// announced (-t) already when announced is set; a retry takes a slot and a
+// start of its own, and is announced when it starts.
+//
+// An attempt that never reached the job (a TransportError: its host could
+// not be reached) is run again at once, in whatever slot comes free, and
+// spends no retry: the job has not failed.
+func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time, announced bool) {
+	for attempt := 1; ; {
+		r := p.run(ctx, &j.item, slot, start, announced)
+		r.Attempts = attempt
+		var transport *TransportError
+		lost := errors.As(r.Err, &transport)
+		if !lost && (r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries) || p.intake.Err() != nil {
+			// Before the slot is free, so that no new job slips in past a
+			// halt, and results arrive in the order the jobs ended (with
+			// -j1, input order).
+			p.finish(j, &r)
+			p.slots.Put(slot)
+			return
+		}
+		p.slots.Put(slot)
+		p.events <- Event{Kind: Retrying, Result: &r, Text: errText(r.Err)}
+		wait := time.Duration(0)
+		if !lost {
+			wait = backoff(p.RetryDelay, attempt)
+			attempt++
+		}
+		// A retry is a new start: a drain or a halt cancels it.
+		var ok bool
+		if sleep(p.intake, wait) {
+			slot, ok = p.slots.Take(p.intake)
+		}
+		if !ok {
+			p.finish(j, &r)
+			return
+		}
+		p.discard(&r)
+		start, announced = p.pace.reserve(), false
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// finish hands over a job's final result, once --halt has counted it and
+// Finished has seen it.
+func (p *Pool) finish(j *job, r *Result) {
+	p.checkHalt(r)
+	if p.Finished != nil {
+		p.Finished(r)
+	}
+	p.deliver(ticketed{ticket: j.ticket, held: j.held, r: r})
+}
+
+// checkHalt counts a job's end for --halt and halts the run when that met
+// the condition. A dry run, or a job a drain or halt kept from starting,
+// has nothing to count.
+func (p *Pool) checkHalt(r *Result) {
+	if r.DryRun || r.NotStarted || p.OnHalt == nil {
+		return
+	}
+	total := p.Total
+	if total == nil {
+		total = p.taken.Load
+	}
+	if h := p.halter.finished(r, total); h != nil {
+		p.OnHalt(h)
+	}
+}

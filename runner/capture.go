@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Capture: a job's stdout and stderr go into files lent by a Spool, so that
+// output can be grouped (written whole when the job ends, or in input order
+// with -k) without passing through fan's memory. What does not fit the
+// page cache spills to disk on its own; the files are unlinked temporary
+// files, so nothing is left behind. "Spilled output" is output held in
+// these files.
+
+// Spool lends the files that jobs write their stdout and stderr into. It
+// must be safe for concurrent use.
+type Spool interface {
+	// Get returns an empty file, positioned at its start.
+	Get() (*os.File, error)
+	// Put takes back a file that Get returned, with whatever it holds.
+	Put(*os.File)
+}
+
+// FullSpool is a Spool that can tell whether the filesystem its files are
+// on is full. The pool asks after a job that wrote output or failed: its
+// writes may have been cut short, and the job may not have said so.
+type FullSpool interface {
+	Full() bool
+	Dir() string
+}
+
+// EmptyPutter is a Spool that can take back, with no system call, a file
+// its caller has found empty and positioned at its start. The pool uses it,
+// when the Spool has it, for the output files jobs leave empty (most jobs'
+// stderr).
+type EmptyPutter interface {
+	PutEmpty(*os.File)
+}
+
+// A CaptureError is fan's own failure to capture a job's output: no
+// temporary file could be made for it, or their filesystem was full when
+// the job ended, so what it wrote may be cut short. Like a failure to write
+// fan's own output, it ends the run.
+type CaptureError struct {
+	Dir string // where the spool files are
+	Err error
+}
+
+func (e *CaptureError) Error() string {
+	where := " in " + e.Dir
+	if strings.Contains(e.Err.Error(), e.Dir) {
+		where = "" // the error says where already
+	}
+	return fmt.Sprintf("cannot keep job output%s: %v (free space there, or set TMPDIR to a directory with room)", where, e.Err)
+}
+
+func (e *CaptureError) Unwrap() error { return e.Err }
+
+// capture gets a job's output files from the spool; without a spool
+// (--ungroup) the job writes to fan's own stdout and stderr.
+func (p *Pool) capture(r *Result) error {
+	if p.Spool == nil {
+		return nil
+	}
+	var err error
+	if r.Stdout, err = p.Spool.Get(); err == nil {
+		r.Stderr, err = p.Spool.Get()
+	}
+	if err != nil {
+		p.discard(r)
+		return p.captureError(err)
+	}
+	return nil
+}
+
+// captured rewinds a finished job's output files, gives back the empty
+// ones, and checks that the spool's filesystem did not fill up under it.
+func (p *Pool) captured(r *Result) {
+	r.Stdout = p.keep(r.Stdout)
+	r.Stderr = p.keep(r.Stderr)
+	if full, ok := p.Spool.(FullSpool); ok && (r.Stdout != nil || r.Stderr != nil || !r.OK()) && full.Full() {
+		r.Err = p.captureError(syscall.ENOSPC)
+	}
+}
+
+// captureError wraps a failure to capture output with where the spool is.
+func (p *Pool) captureError(err error) error {
+	dir := os.TempDir()
+	if full, ok := p.Spool.(FullSpool); ok {
+		dir = full.Dir()
+	}
+	return &CaptureError{Dir: dir, Err: err}
+}
+
+// keep rewinds a captured output file, or gives it back at once when the job
+// wrote nothing into it. One lseek to the end tells the size and, for the
+// common empty file, leaves it ready for the next job.
+func (p *Pool) keep(f *os.File) *os.File {
+	if f == nil {
+		return nil
+	}
+	if size, err := f.Seek(0, io.SeekEnd); err == nil && size == 0 {
+		if e, ok := p.Spool.(EmptyPutter); ok {
+			e.PutEmpty(f)
+		} else {
+			p.Spool.Put(f)
+		}
+		return nil
+	}
+	f.Seek(0, io.SeekStart)
+	return f
+}
+
+// discard gives back the output files of a result that will not be written.
+func (p *Pool) discard(r *Result) {
+	for _, f := range []*os.File{r.Stdout, r.Stderr} {
+		if f != nil {
+			p.Spool.Put(f)
+		}
+	}
+	r.Stdout, r.Stderr = nil, nil
+}
+
+// dup returns a descriptor of f of the caller's own, closed on exec.
+func dup(f *os.File) (*os.File, error) {
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}

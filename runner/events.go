@@ -1,0 +1,75 @@
+package runner
+
+import "os"
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// Announced: a command is about to start (-t). Command is set.
+	Announced EventKind = iota
+	// Started: an attempt of a job began. Result holds the item, the slot
+	// and the command; Live, when the pool was asked for live output,
+	// holds descriptors of the attempt's output files of the receiver's
+	// own, which it must close.
+	Started
+	// Retrying: an attempt failed and the job will run again. What the
+	// attempt wrote is dropped.
+	Retrying
+	// Finished: the job's final Result. Every item the pool takes yields
+	// exactly one; with KeepOrder they come in input order.
+	Finished
+	// Notice: a message for the user (Text).
+	Notice
+)
+
+// Event is one thing the runner tells the output stage.
+type Event struct {
+	Kind    EventKind
+	Result  *Result
+	Command Command
+	Live    *LiveFiles
+	Text    string
+}
+
+// LiveFiles are a running attempt's output files, for writing its output
+// while it runs (--line-buffer). They are the receiver's to close.
+type LiveFiles struct {
+	Stdout, Stderr *os.File
+}
+
+// Close closes both files.
+func (l *LiveFiles) Close() {
+	l.Stdout.Close()
+	l.Stderr.Close()
+}
+
+// Stream is the one stream of events from the pool to the output stage. The
+// pool closes Events after the last Finished event. Urgent carries notices
+// that must not wait behind results (the drain's, said while the output
+// stage may be busy writing); it is never closed, and a notice that does
+// not fit is dropped rather than block the signal handler.
+type Stream struct {
+	Events <-chan Event
+	Urgent <-chan Event
+
+	events chan Event
+	urgent chan Event
+}
+
+// NewStream makes a stream whose Events channel buffers size events.
+func NewStream(size int) *Stream {
+	s := &Stream{events: make(chan Event, size), urgent: make(chan Event, 8)}
+	s.Events, s.Urgent = s.events, s.urgent
+	return s
+}
+
+// Notify sends a message for the user without blocking: it is dropped when
+// the output stage is stuck on a write. It is safe to call from any
+// goroutine, also after the pool has finished.
+func (s *Stream) Notify(msg string) {
+	select {
+	case s.urgent <- Event{Kind: Notice, Text: msg}:
+	default:
+	}
+}

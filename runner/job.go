@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"time"
+
+	"fan/input"
+)
+
+// run runs one attempt of a job to its end, in slot, starting it no earlier
+// than start; announced says that -t has shown its command already.
+func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool) Result {
+	r := Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
+	if p.DryRun {
+		r.DryRun = true
+		return r
+	}
+	if p.WorkDir != nil {
+		r.Command.Dir = p.WorkDir.Render(item, slot.N)
+	}
+	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
+	if r.Command.Err != nil {
+		return p.cannotStart(r, r.Command.Err)
+	}
+	if err := p.capture(&r); err != nil {
+		// fan's own failure, not the job's: it did not start.
+		r.Status, r.NotStarted, r.Err = -1, true, err
+		return r
+	}
+	// A job waiting for its --delay turn does not start once the run is
+	// being stopped; one the dispatcher started at once (its slot taken
+	// before the stop) runs, as the jobs already running do.
+	if !start.IsZero() && !sleep(p.intake, time.Until(start)) {
+		r.Status, r.NotStarted = -1, true
+		p.discard(&r)
+		return r
+	}
+	// After its --delay, the job is announced (-t) and timed from here.
+	if p.Announce && !announced {
+		p.announce(r.Command)
+	}
+	r.Start = time.Now()
+	p.started(&r)
+	jctx, timeoutHit := p.deadline(ctx)
+	pr, err := slot.Exec.Start(&Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
+		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake})
+	if err != nil {
+		timeoutHit() // releases the timer
+		return p.cannotStart(r, err)
+	}
+	p.running.Add(1)
+	exit, err := pr.Wait(jctx, p.kill(), p.TermSeq)
+	p.running.Add(-1)
+	r.Runtime = time.Since(r.Start)
+	limit := timeoutHit()
+	if err != nil {
+		// Its host was lost: the job's fate is unknown, and it runs again.
+		r.Status, r.Err = -1, err
+		p.discard(&r)
+		return r
+	}
+	if limit > 0 && exit.Terminated {
+		r.TimedOut, r.TimeLimit = true, limit
+	}
+	ws := exit.Status
+	switch {
+	case exit.Terminated:
+		// GNU parallel logs a job it killed with Exitval -1.
+		r.Status = -1
+		if ws.Signaled() {
+			r.Signal = ws.Signal()
+		}
+	case ws.Signaled():
+		// A job that a signal ended on its own: Exitval 0, as GNU parallel.
+		r.Status, r.Signal = 0, ws.Signal()
+	default:
+		r.Status = ws.ExitStatus()
+	}
+	if r.OK() && p.Timeout.Percent > 0 {
+		p.medians.add(r.Runtime)
+	}
+	p.captured(&r)
+	return r
+}
+
+// started tells the output stage that an attempt begins, with descriptors
+// of its output files of its own when it writes output live: the pool
+// gives the files back for reuse when the job ends.
+func (p *Pool) started(r *Result) {
+	ev := Event{Kind: Started, Result: &Result{Item: r.Item, Slot: r.Slot, Host: r.Host, Command: r.Command}}
+	if p.Live && r.Stdout != nil {
+		if out, err := dup(r.Stdout); err == nil {
+			if errf, err := dup(r.Stderr); err == nil {
+				ev.Live = &LiveFiles{Stdout: out, Stderr: errf}
+			} else {
+				out.Close()
+			}
+		}
+		// Without them, the output is written whole when the job ends.
+	}
+	if ev.Live == nil && !p.Live {
+		return // nobody needs to know
+	}
+	p.events <- ev
+}
+
+// cannotStart turns a start failure into a failed result, with the status
+// a shell would give.
+func (p *Pool) cannotStart(r Result, err error) Result {
+	r.Status, r.Err = 127, err
+	var se *StartError
+	var te *TransportError
+	switch {
+	case errors.As(err, &te):
+		r.Status = -1
+	case errors.As(err, &se):
+		r.Status = se.Status
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.EPERM),
+		errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.ENOMEM):
+		r.Status = 126 // found, but could not be run
+	}
+	p.discard(&r)
+	return r
+}
