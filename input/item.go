@@ -3,7 +3,11 @@
 // terminals.
 package input
 
-// Item is the input of one job.
+import "io"
+
+// Item is the input of one job: the arguments its command is built from
+// and, in pipe mode, the bytes it reads on its stdin. The pool runs both
+// alike.
 type Item struct {
 	// Seq is the job number: 1-based, in input order ({#}).
 	Seq int64
@@ -14,4 +18,17 @@ type Item struct {
 	// were read (without their delimiter), one per source and per batched
 	// line. Re-reading them rebuilds the same job.
 	Records []string
+	// Stdin, when set, is what the job reads on its standard input (a block
+	// of --pipe); without it the job reads /dev/null.
+	Stdin Stdin
+}
+
+// Stdin is bytes for a job's standard input. It is written to each attempt
+// of the job whole, so a retry reads the same bytes again.
+type Stdin interface {
+	// Len is its size in bytes: the joblog's Send column.
+	Len() int64
+	// WriteTo writes all of it to w. It may be called once per attempt,
+	// never twice at once.
+	WriteTo(w io.Writer) (int64, error)
 }

@@ -44,8 +44,19 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	r.Start = time.Now()
 	p.started(&r)
 	jctx, timeoutHit := p.deadline(ctx)
-	pr, err := slot.Exec.Start(&Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
-		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake})
+	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
+		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake}
+	var fed *feeder
+	if item.Stdin != nil {
+		var err error
+		if fed, err = newFeeder(item.Stdin); err != nil {
+			timeoutHit()
+			return p.cannotStart(r, err)
+		}
+		a.Stdin = fed.r
+	}
+	pr, err := slot.Exec.Start(a)
+	fed.started(err == nil)
 	if err != nil {
 		timeoutHit() // releases the timer
 		return p.cannotStart(r, err)
@@ -53,6 +64,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	p.running.Add(1)
 	exit, err := pr.Wait(jctx, p.kill(), p.TermSeq)
 	p.running.Add(-1)
+	r.Sent = fed.wait()
 	r.Runtime = time.Since(r.Start)
 	limit := timeoutHit()
 	if err != nil {

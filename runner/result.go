@@ -40,6 +40,8 @@ type Result struct {
 	DryRun  bool
 	Start   time.Time
 	Runtime time.Duration
+	// Sent is how many bytes of its Stdin the job was given (--pipe).
+	Sent int64
 	// Stdout and Stderr hold the job's captured output, positioned at its
 	// start; nil when the job wrote nothing there or output is not captured.
 	// The receiver gives them back to the Spool.
