@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"bufio"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// CPUs is how many CPUs fan may really use: the CPUs of its affinity mask,
+// lowered by the CPU quota of its cgroup and every ancestor of it (cgroup
+// v2 cpu.max, v1 cpu.cfs_quota_us over cpu.cfs_period_us; the smallest
+// wins, rounded up), at least 1. A container limited to 1 CPU gets 1 on a
+// 64-core host. Go's own cgroup-aware GOMAXPROCS is not used: it never
+// goes below 2.
+func CPUs() int {
+	return cpusIn(os.DirFS("/"), affinityCPUs())
+}
+
+// affinityCPUs is the number of CPUs in fan's affinity mask.
+func affinityCPUs() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return 1
+	}
+	return max(1, set.Count())
+}
+
+// cpusIn is CPUs over a file system holding /proc and /sys (a fake one in
+// tests), given the affinity mask's count.
+func cpusIn(fsys fs.FS, affinity int) int {
+	n := affinity
+	for _, dir := range cpuCgroupDirs(fsys) {
+		if q := quotaIn(fsys, dir); q > 0 && q < n {
+			n = q
+		}
+	}
+	return max(1, n)
+}
+
+// quotaIn is the CPU quota set in one cgroup directory, rounded up to
+// whole CPUs; 0 when there is none.
+func quotaIn(fsys fs.FS, dir string) int {
+	if s, err := fs.ReadFile(fsys, path.Join(dir, "cpu.max")); err == nil {
+		f := strings.Fields(string(s)) // "max 100000" or "150000 100000"
+		if len(f) == 2 {
+			return ceilRatio(f[0], f[1])
+		}
+		return 0
+	}
+	q, err1 := fs.ReadFile(fsys, path.Join(dir, "cpu.cfs_quota_us"))
+	p, err2 := fs.ReadFile(fsys, path.Join(dir, "cpu.cfs_period_us"))
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return ceilRatio(strings.TrimSpace(string(q)), strings.TrimSpace(string(p)))
+}
+
+// ceilRatio is quota/period rounded up, or 0 for no quota ("max", -1) or
+// what does not parse.
+func ceilRatio(quota, period string) int {
+	q, err1 := strconv.ParseFloat(quota, 64)
+	p, err2 := strconv.ParseFloat(period, 64)
+	if err1 != nil || err2 != nil || q <= 0 || p <= 0 {
+		return 0
+	}
+	return int(math.Ceil(q / p))
+}
+
+// cpuCgroupDirs lists the directories of fan's CPU cgroup and its
+// ancestors, as paths in fsys: for cgroup v2 and for v1's cpu controller,
+// from /proc/self/cgroup placed under the mount points /proc/self/mountinfo
+// gives.
+func cpuCgroupDirs(fsys fs.FS) []string {
+	mounts := cgroupMounts(fsys)
+	var dirs []string
+	for _, line := range readLines(fsys, "proc/self/cgroup") {
+		// "0::/path" (v2) or "4:cpu,cpuacct:/path" (v1).
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		key := "cgroup2"
+		if f[0] != "0" || f[1] != "" {
+			if !hasWord(f[1], "cpu") {
+				continue
+			}
+			key = "cpu"
+		}
+		m, ok := mounts[key]
+		if !ok {
+			continue
+		}
+		rel, ok := strings.CutPrefix(f[2], m.root)
+		if !ok {
+			continue // a cgroup outside the mount: nothing of it is visible
+		}
+		for p := path.Join("/", rel); ; p = path.Dir(p) {
+			dirs = append(dirs, strings.TrimPrefix(path.Join(m.point, p), "/"))
+			if p == "/" {
+				break
+			}
+		}
+	}
+	return dirs
+}
+
+// cgroupMount is where a cgroup hierarchy is mounted: point, and root, the
+// cgroup path that appears there.
+type cgroupMount struct{ point, root string }
+
+// cgroupMounts finds the v2 mount ("cgroup2") and v1's cpu controller mount
+// ("cpu") in /proc/self/mountinfo.
+func cgroupMounts(fsys fs.FS) map[string]cgroupMount {
+	mounts := map[string]cgroupMount{}
+	for _, line := range readLines(fsys, "proc/self/mountinfo") {
+		// id parent dev root point options... - fstype source superoptions
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 3 {
+			continue
+		}
+		m := cgroupMount{point: unescapeMount(f[4]), root: unescapeMount(f[3])}
+		switch {
+		case g[0] == "cgroup2":
+			if _, seen := mounts["cgroup2"]; !seen {
+				mounts["cgroup2"] = m
+			}
+		case g[0] == "cgroup" && hasWord(g[2], "cpu"):
+			mounts["cpu"] = m
+		}
+	}
+	return mounts
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// hasWord reports whether the comma-separated list holds w.
+func hasWord(list, w string) bool {
+	for _, x := range strings.Split(list, ",") {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+func readLines(fsys fs.FS, name string) []string {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
