@@ -35,7 +35,7 @@ func affinityCPUs() int {
 // tests), given the affinity mask's count.
 func cpusIn(fsys fs.FS, affinity int) int {
 	n := affinity
-	for _, dir := range cpuCgroupDirs(fsys) {
+	for _, dir := range cgroupDirs(fsys, "cpu") {
 		if q := quotaIn(fsys, dir); q > 0 && q < n {
 			n = q
 		}
@@ -72,12 +72,12 @@ func ceilRatio(quota, period string) int {
 	return int(math.Ceil(q / p))
 }
 
-// cpuCgroupDirs lists the directories of fan's CPU cgroup and its
-// ancestors, as paths in fsys: for cgroup v2 and for v1's cpu controller,
-// from /proc/self/cgroup placed under the mount points /proc/self/mountinfo
-// gives.
-func cpuCgroupDirs(fsys fs.FS) []string {
-	mounts := cgroupMounts(fsys)
+// cgroupDirs lists the directories of fan's cgroup and its ancestors, as
+// paths in fsys, where the controller's files are: for cgroup v2, and for
+// v1's hierarchy of the controller, from /proc/self/cgroup placed under the
+// mount points /proc/self/mountinfo gives. Own cgroup first.
+func cgroupDirs(fsys fs.FS, controller string) []string {
+	mounts := cgroupMounts(fsys, controller)
 	var dirs []string
 	for _, line := range readLines(fsys, "proc/self/cgroup") {
 		// "0::/path" (v2) or "4:cpu,cpuacct:/path" (v1).
@@ -87,10 +87,10 @@ func cpuCgroupDirs(fsys fs.FS) []string {
 		}
 		key := "cgroup2"
 		if f[0] != "0" || f[1] != "" {
-			if !hasWord(f[1], "cpu") {
+			if !hasWord(f[1], controller) {
 				continue
 			}
-			key = "cpu"
+			key = controller
 		}
 		m, ok := mounts[key]
 		if !ok {
@@ -114,9 +114,9 @@ func cpuCgroupDirs(fsys fs.FS) []string {
 // cgroup path that appears there.
 type cgroupMount struct{ point, root string }
 
-// cgroupMounts finds the v2 mount ("cgroup2") and v1's cpu controller mount
-// ("cpu") in /proc/self/mountinfo.
-func cgroupMounts(fsys fs.FS) map[string]cgroupMount {
+// cgroupMounts finds the v2 mount ("cgroup2") and the v1 mount of the
+// controller (under its name) in /proc/self/mountinfo.
+func cgroupMounts(fsys fs.FS, controller string) map[string]cgroupMount {
 	mounts := map[string]cgroupMount{}
 	for _, line := range readLines(fsys, "proc/self/mountinfo") {
 		// id parent dev root point options... - fstype source superoptions
@@ -131,8 +131,8 @@ func cgroupMounts(fsys fs.FS) map[string]cgroupMount {
 			if _, seen := mounts["cgroup2"]; !seen {
 				mounts["cgroup2"] = m
 			}
-		case g[0] == "cgroup" && hasWord(g[2], "cpu"):
-			mounts["cpu"] = m
+		case g[0] == "cgroup" && hasWord(g[2], controller):
+			mounts[controller] = m
 		}
 	}
 	return mounts

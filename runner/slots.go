@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Slots is the one place that decides whether one more job may start, and
@@ -31,11 +32,21 @@ type Slot struct {
 }
 
 // FixedSlots lets up to a limit of jobs run at once, all through one
-// executor. The limit may be changed while jobs run (SetLimit); a lower
-// one lets the running jobs finish and starts none until fewer run.
+// executor. The limit may be changed while jobs run (SetLimit, or Refresh);
+// a lower one lets the running jobs finish and starts none until fewer
+// run. Gates may hold every start back for a while (--load, --memfree).
 type FixedSlots struct {
 	exec Executor
 	host string
+
+	// Refresh, when set, gives the limit anew (a procfile, -j FILE): it is
+	// asked whenever a job ends and at least once a second while a job
+	// waits to start. Set it before the first Take.
+	Refresh func() int
+	// Gates, when set, must all be open for a job to start; a closed one
+	// is asked again every gatePoll while a job waits. Set them before the
+	// first Take.
+	Gates []Gate
 
 	mu      sync.Mutex
 	limit   int           // 0: no limit
@@ -50,24 +61,82 @@ func NewFixedSlots(limit int, exec Executor) *FixedSlots {
 	return &FixedSlots{exec: exec, limit: limit, changed: make(chan struct{})}
 }
 
+// A Gate holds back the start of jobs while the machine is too busy.
+// It must be safe for concurrent use.
+type Gate interface {
+	// Open reports whether a job may start now; when it may not, why not
+	// (for the status report).
+	Open() (ok bool, why string)
+}
+
+// How often a waiting job looks again at a procfile, and at a closed gate.
+const (
+	refreshPoll = time.Second
+	gatePoll    = 250 * time.Millisecond
+)
+
 // Take implements Slots.
 func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
-	for {
-		s.mu.Lock()
-		if s.limit <= 0 || s.busy < s.limit {
-			n := s.lowest()
-			s.busy++
-			s.mu.Unlock()
-			return Slot{N: n, Host: s.host, Exec: s.exec}, true
+	var poll *time.Timer
+	defer func() {
+		if poll != nil {
+			poll.Stop()
 		}
-		changed := s.changed
-		s.mu.Unlock()
+	}()
+	for {
+		wait := time.Duration(0)
+		if s.Refresh != nil {
+			s.SetLimit(s.Refresh())
+			wait = refreshPoll
+		}
+		var changed <-chan struct{}
+		if len(s.Gates) > 0 && !s.gatesOpen() {
+			wait = gatePoll // the gates are asked outside the lock: they read files
+		} else {
+			slot, ok, ch := s.take()
+			if ok {
+				return slot, true
+			}
+			changed = ch
+		}
+		var tick <-chan time.Time
+		if wait > 0 {
+			if poll == nil {
+				poll = time.NewTimer(wait)
+			} else {
+				poll.Reset(wait)
+			}
+			tick = poll.C
+		}
 		select {
 		case <-changed:
+		case <-tick:
 		case <-ctx.Done():
 			return Slot{}, false
 		}
 	}
+}
+
+// take takes the lowest free slot if the limit leaves one; if it does not,
+// changed is closed when one may have come free since.
+func (s *FixedSlots) take() (slot Slot, ok bool, changed <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.limit > 0 && s.busy >= s.limit {
+		return Slot{}, false, s.changed
+	}
+	s.busy++
+	return Slot{N: s.lowest(), Host: s.host, Exec: s.exec}, true, nil
+}
+
+// gatesOpen reports whether every gate lets a job start now.
+func (s *FixedSlots) gatesOpen() bool {
+	for _, g := range s.Gates {
+		if ok, _ := g.Open(); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // lowest takes the lowest free slot number; s.mu is held.
@@ -89,13 +158,18 @@ func (s *FixedSlots) Put(slot Slot) {
 	s.busy--
 	s.wake()
 	s.mu.Unlock()
+	if s.Refresh != nil {
+		s.SetLimit(s.Refresh()) // a procfile is read again as each job ends
+	}
 }
 
 // SetLimit changes how many jobs may run at once (0: no limit).
 func (s *FixedSlots) SetLimit(n int) {
 	s.mu.Lock()
-	s.limit = n
-	s.wake()
+	if n != s.limit {
+		s.limit = n
+		s.wake()
+	}
 	s.mu.Unlock()
 }
 

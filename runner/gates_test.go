@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func mapFS(files map[string]string) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for name, data := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(data)}
+	}
+	return fsys
+}
+
+// --load counts the processes runnable now, as GNU parallel does.
+func TestLoadGate(t *testing.T) {
+	stat := "cpu  1 2 3\nprocs_running 5\nprocs_blocked 0\n"
+	for _, c := range []struct {
+		max  float64
+		open bool
+	}{{4, false}, {5, true}, {8, true}} {
+		g := &LoadGate{Max: c.max, fs: mapFS(map[string]string{"proc/stat": stat})}
+		if open, why := g.Open(); open != c.open || !open && !strings.Contains(why, "5 processes") {
+			t.Errorf("--load %g with 5 runnable: open %v (%s), want %v", c.max, open, why, c.open)
+		}
+	}
+}
+
+// --memfree takes MemAvailable, or the memory cgroup's headroom when that
+// is smaller (v2 memory.max, v1 limit_in_bytes; an ancestor's counts).
+func TestMemGate(t *testing.T) {
+	meminfo := "MemTotal:       32000000 kB\nMemAvailable:    4000000 kB\n"
+	v2 := "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+	v1 := "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  int64
+	}{
+		{"no cgroup", map[string]string{"proc/meminfo": meminfo}, 4000000 * 1024},
+		{"v2 limit tighter", map[string]string{
+			"proc/meminfo": meminfo, "proc/self/mountinfo": v2, "proc/self/cgroup": "0::/job\n",
+			"sys/fs/cgroup/job/memory.max": "1073741824\n", "sys/fs/cgroup/job/memory.current": "536870912\n",
+			"sys/fs/cgroup/memory.max": "max\n", "sys/fs/cgroup/memory.current": "9999999999\n",
+		}, 536870912},
+		{"v1 ancestor's limit", map[string]string{
+			"proc/meminfo": meminfo, "proc/self/mountinfo": v1, "proc/self/cgroup": "4:memory:/a/b\n",
+			"sys/fs/cgroup/memory/a/b/memory.limit_in_bytes": "9223372036854771712\n",
+			"sys/fs/cgroup/memory/a/b/memory.usage_in_bytes": "100\n",
+			"sys/fs/cgroup/memory/a/memory.limit_in_bytes":   "2000000000\n",
+			"sys/fs/cgroup/memory/a/memory.usage_in_bytes":   "1000000000\n",
+		}, 1000000000},
+		{"a cgroup limit looser than the machine", map[string]string{
+			"proc/meminfo": meminfo, "proc/self/mountinfo": v2, "proc/self/cgroup": "0::/job\n",
+			"sys/fs/cgroup/job/memory.max": "100000000000\n", "sys/fs/cgroup/job/memory.current": "0\n",
+		}, 4000000 * 1024},
+	} {
+		got, ok := Available(mapFS(c.files))
+		if !ok || got != c.want {
+			t.Errorf("%s: available %d (%v), want %d", c.name, got, ok, c.want)
+		}
+	}
+	g := &MemGate{Min: 5 << 30, fs: mapFS(map[string]string{"proc/meminfo": meminfo})}
+	if open, why := g.Open(); open || !strings.Contains(why, "3.8G of memory is available, below --memfree 5.0G") {
+		t.Errorf("--memfree 5G with 3.8G available: open %v (%s)", open, why)
+	}
+}
