@@ -67,3 +67,33 @@ func TestMemGate(t *testing.T) {
 		t.Errorf("--memfree 5G with 3.8G available: open %v (%s)", open, why)
 	}
 }
+
+// PSI comes from fan's cgroup v2 where it has the files, else from the
+// machine's /proc/pressure; the "some" totals are read.
+func TestPressureReader(t *testing.T) {
+	psi := func(total string) string {
+		return "some avg10=1.00 avg60=0.50 avg300=0.10 total=" + total + "\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=7\n"
+	}
+	machine := map[string]string{
+		"proc/pressure/cpu": psi("100"), "proc/pressure/memory": psi("200"), "proc/pressure/io": psi("300"),
+	}
+	r := newPressureReader(mapFS(machine))
+	if p, ok := r.Read(); !ok || p != (Pressure{100, 200, 300}) {
+		t.Errorf("machine PSI: %+v %v", p, ok)
+	}
+	own := map[string]string{
+		"proc/self/mountinfo":            "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+		"proc/self/cgroup":               "0::/job\n",
+		"sys/fs/cgroup/job/cpu.pressure": psi("1"), "sys/fs/cgroup/job/memory.pressure": psi("2"),
+		"sys/fs/cgroup/job/io.pressure": psi("3"),
+	}
+	for k, v := range machine {
+		own[k] = v
+	}
+	if p, ok := newPressureReader(mapFS(own)).Read(); !ok || p != (Pressure{1, 2, 3}) {
+		t.Errorf("cgroup PSI: %+v %v", p, ok)
+	}
+	if _, ok := newPressureReader(mapFS(nil)).Read(); ok {
+		t.Error("PSI read where there is none")
+	}
+}

@@ -51,6 +51,7 @@ type FixedSlots struct {
 	mu      sync.Mutex
 	limit   int           // 0: no limit
 	busy    int           // slots taken
+	waiting int           // Takes waiting for a slot
 	free    []bool        // free[i]: slot i+1 is free
 	changed chan struct{} // closed when a slot may have come free
 }
@@ -108,10 +109,18 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 			}
 			tick = poll.C
 		}
+		s.mu.Lock()
+		s.waiting++
+		s.mu.Unlock()
 		select {
 		case <-changed:
 		case <-tick:
 		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		s.waiting--
+		s.mu.Unlock()
+		if ctx.Err() != nil {
 			return Slot{}, false
 		}
 	}
@@ -178,6 +187,21 @@ func (s *FixedSlots) Limit() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.limit
+}
+
+// Waiting reports whether a job waits for a slot now: the limit holds it
+// back.
+func (s *FixedSlots) Waiting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiting > 0
+}
+
+// Running is how many slots are taken.
+func (s *FixedSlots) Running() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
 }
 
 // wake lets every waiting Take look again; s.mu is held.
