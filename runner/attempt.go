@@ -25,14 +25,15 @@ type job struct {
 // start of its own, and is announced when it starts.
 //
 // An attempt that never reached the job (a TransportError: its host could
-// not be reached) is run again at once, in whatever slot comes free, and
-// spends no retry: the job has not failed.
+// not be reached), or that --memfree ended to free memory, is run again,
+// in whatever slot comes free, and spends no retry: the job has not
+// failed.
 func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time, announced bool) {
 	for attempt := 1; ; {
 		r := p.run(ctx, &j.item, slot, start, announced)
 		r.Attempts = attempt
 		var transport *TransportError
-		lost := errors.As(r.Err, &transport)
+		lost := errors.As(r.Err, &transport) || r.Evicted
 		if !lost && (r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries) || p.intake.Err() != nil {
 			// Before the slot is free, so that no new job slips in past a
 			// halt, and results arrive in the order the jobs ended (with

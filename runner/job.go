@@ -62,7 +62,18 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		return p.cannotStart(r, err)
 	}
 	p.running.Add(1)
-	exit, err := pr.Wait(jctx, p.kill(), p.TermSeq)
+	live := &attempt{seq: item.Seq, slot: slot, command: &r.Command, start: r.Start}
+	wctx := jctx
+	if p.Evict != nil {
+		wctx, live.evict = context.WithCancelCause(jctx)
+	}
+	p.live.add(live)
+	exit, err := pr.Wait(wctx, p.kill(), p.TermSeq)
+	p.live.remove(item.Seq)
+	if live.evict != nil {
+		r.Evicted = context.Cause(wctx) == errEvicted
+		live.evict(nil)
+	}
 	p.running.Add(-1)
 	r.Sent = fed.wait()
 	r.Runtime = time.Since(r.Start)

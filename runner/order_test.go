@@ -2,8 +2,12 @@ package runner
 
 import (
 	"context"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -125,4 +129,52 @@ func (p fakeProc) Wait(stop, kill context.Context, seq TermSeq) (Exit, error) {
 		<-p.hold
 	}
 	return Exit{Status: syscall.WaitStatus(p.status << 8)}, nil
+}
+
+// When memory runs short (--memfree), the youngest running job is ended
+// and put back in the queue: it runs again, and the ended attempt counts
+// neither as a failure nor as a retry.
+func TestEvictYoungest(t *testing.T) {
+	dir := t.TempDir()
+	var evicted atomic.Bool
+	p := &Pool{Jobs: 2, Delay: 300 * time.Millisecond, // b starts after a: it is the youngest
+		Template: NewTemplate(TemplateOptions{Words: []string{`echo run >> ` + dir + `/{}; if [ {} = b ] && [ ! -e ` + dir + `/again ]; then touch ` + dir + `/again; sleep 30; fi; sleep 1.5`}, Shell: "/bin/sh"}),
+		Evict:    func() bool { return !evicted.Swap(true) }}
+	items := make(chan input.Item, 2)
+	items <- input.Item{Seq: 1, Args: []string{"a"}}
+	items <- input.Item{Seq: 2, Args: []string{"b"}}
+	close(items)
+	rs := runPool(t, p, items)
+	if len(rs) != 2 || !rs[0].OK() || !rs[1].OK() || rs[0].Attempts != 1 || rs[1].Attempts != 1 {
+		t.Fatalf("results %+v: want two successes of one attempt each", rs)
+	}
+	b, _ := os.ReadFile(dir + "/b")
+	if string(b) != "run\nrun\n" {
+		t.Fatalf("job b ran %q, want twice", b)
+	}
+}
+
+// The status report lists the running jobs, in input order, with their
+// slots and commands.
+func TestRunningJobs(t *testing.T) {
+	release := make(chan struct{})
+	exec := &fakeExec{hold: map[int64]chan struct{}{1: release, 2: release}}
+	p := &Pool{Jobs: 2, Exec: exec, Template: NewTemplate(TemplateOptions{Words: []string{"true"}})}
+	items := make(chan input.Item, 3)
+	for i := int64(1); i <= 3; i++ {
+		items <- input.Item{Seq: i, Args: []string{strconv.FormatInt(i, 10)}}
+	}
+	close(items)
+	s := NewStream(16)
+	go p.Run(context.Background(), context.Background(), items, s)
+	var jobs []RunningJob
+	for deadline := time.Now().Add(10 * time.Second); len(jobs) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		jobs = p.RunningJobs()
+	}
+	if len(jobs) != 2 || jobs[0].Seq != 1 || jobs[1].Seq != 2 || jobs[1].Slot != 2 || !strings.HasSuffix(jobs[1].Command, "true 2") {
+		t.Fatalf("running %+v: want jobs 1 and 2 in slots 1 and 2", jobs)
+	}
+	close(release)
+	for range s.Events {
+	}
 }

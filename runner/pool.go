@@ -89,11 +89,16 @@ type Pool struct {
 	// (--xargs stops at a job that exits 255). It may be called from
 	// several goroutines at once.
 	Finished func(*Result)
+	// Evict, when set, is asked every second while jobs run; when it
+	// reports true, the youngest running job is terminated with TermSeq
+	// and put back in the queue (--memfree below half its size).
+	Evict func() bool
 	// SlotVar, when set, names an environment variable that holds the
 	// job's slot counted from 0 (xargs's --process-slot-var).
 	SlotVar string
 
 	slots   Slots
+	stream  *Stream
 	events  chan<- Event
 	win     window
 	deliver func(ticketed)
@@ -103,6 +108,7 @@ type Pool struct {
 	pace    pacer
 	medians runtimes
 	clock   pauseClock
+	live    running
 	intake  context.Context
 }
 
@@ -111,7 +117,7 @@ type Pool struct {
 // one Finished event per item taken on s, among the other events. It
 // closes s.Events after the last one.
 func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *Stream) error {
-	p.events, p.intake = s.events, intake
+	p.stream, p.events, p.intake = s, s.events, intake
 	p.win = newWindow(p.Window)
 	p.slots = p.Slots
 	if p.slots == nil {
@@ -119,8 +125,11 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	}
 	p.halter.h = p.Halt
 	p.pace.gap = p.Delay
+	// Deferred, so run in turn at the end: the jobs end, the memory
+	// watcher stops, the last results are handed on.
 	finish := p.startDelivery()
 	defer finish()
+	defer p.startWatch()()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for ticket := int64(0); ; ticket++ {
@@ -258,4 +267,38 @@ func (p *Pool) jobEnv(seq int64, slot int) []string {
 		env = append(env, p.SlotVar+"="+strconv.Itoa(slot-1))
 	}
 	return env
+}
+
+// startWatch starts the --memfree watcher, if any; the returned function
+// stops it and waits for it.
+func (p *Pool) startWatch() func() {
+	if p.Evict == nil {
+		return func() {}
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		p.watchMemory(stop)
+	}()
+	return func() {
+		close(stop)
+		<-done
+	}
+}
+
+// watchMemory puts the youngest running job back in the queue whenever
+// Evict says memory is short, at most once a second, until stop closes.
+func (p *Pool) watchMemory(stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if p.Evict() && p.live.evictYoungest() {
+				p.stream.Notify("fan: --memfree: memory is short: putting the youngest job back in the queue")
+			}
+		}
+	}
 }

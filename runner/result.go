@@ -40,6 +40,10 @@ type Result struct {
 	DryRun  bool
 	Start   time.Time
 	Runtime time.Duration
+	// Evicted is set on an attempt that --memfree ended to free memory:
+	// the job goes back in the queue, and the attempt counts neither as a
+	// failure nor as a retry.
+	Evicted bool
 	// Sent is how many bytes of its Stdin the job was given (--pipe).
 	Sent int64
 	// Stdout and Stderr hold the job's captured output, positioned at its
