@@ -51,9 +51,9 @@ func (s *Sink) startLive(ev *runner.Event) {
 	s.start(l)
 }
 
-// retrying drops what a failed attempt wrote and is not out yet, as in
+// dropLive drops what a failed attempt wrote and is not out yet, as in
 // grouped mode: the job runs again.
-func (s *Sink) retrying(seq int64) {
+func (s *Sink) dropLive(seq int64) {
 	if l := s.live[seq]; l != nil {
 		l.close()
 		delete(s.live, seq)

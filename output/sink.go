@@ -71,12 +71,15 @@ type Sink struct {
 	Meter Meter
 	Color Palette
 
-	stats  Stats
-	err    error
-	next   int64 // with KeepOrder, the job whose result comes next
-	live   map[int64]*liveJob
-	buf    []byte
-	bufOut *bufio.Writer
+	stats Stats
+	err   error
+	next  int64 // with KeepOrder, the job whose result comes next
+	// retrying holds the jobs whose last attempt failed and that run
+	// again, for the status report.
+	retrying map[int64]bool
+	live     map[int64]*liveJob
+	buf      []byte
+	bufOut   *bufio.Writer
 }
 
 // Run writes what the events of stream say until its Events channel is
@@ -85,6 +88,7 @@ type Sink struct {
 // counts and the first write error.
 func (s *Sink) Run(stream *runner.Stream) (Stats, error) {
 	s.live = map[int64]*liveJob{}
+	s.retrying = map[int64]bool{}
 	s.next = 1
 	var p poller
 	defer s.meterDone()
@@ -119,8 +123,12 @@ func (s *Sink) handle(ev *runner.Event) {
 	case runner.Started:
 		s.startLive(ev)
 	case runner.Retrying:
-		s.retrying(ev.Result.Item.Seq)
+		s.retrying[ev.Result.Item.Seq] = true
+		s.dropLive(ev.Result.Item.Seq)
+	case runner.Status:
+		s.status(ev.Report)
 	case runner.Finished:
+		delete(s.retrying, ev.Result.Item.Seq)
 		s.accept(ev.Result)
 		s.meterUpdate()
 	}

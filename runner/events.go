@@ -21,6 +21,9 @@ const (
 	Finished
 	// Notice: a message for the user (Text).
 	Notice
+	// Status: a status report was asked for (SIGUSR1); Report holds what
+	// the runner knows, the output stage adds its counts.
+	Status
 )
 
 // Event is one thing the runner tells the output stage.
@@ -30,6 +33,20 @@ type Event struct {
 	Command Command
 	Live    *LiveFiles
 	Text    string
+	Report  *Report
+}
+
+// Report is the runner's part of a status report.
+type Report struct {
+	// Running are the jobs running now, in input order.
+	Running []RunningJob
+	// Limit is how many jobs may run at once now (0: no limit), and Why
+	// says what set it (-j, a procfile, -j auto, a gate holding starts).
+	Limit int
+	Why   string
+	// Read is how many items were read; Queued of them wait to start,
+	// QueuedBytes in all.
+	Read, Queued, QueuedBytes int64
 }
 
 // LiveFiles are a running attempt's output files, for writing its output
@@ -62,6 +79,15 @@ func NewStream(size int) *Stream {
 	s := &Stream{events: make(chan Event, size), urgent: make(chan Event, 8)}
 	s.Events, s.Urgent = s.events, s.urgent
 	return s
+}
+
+// Ask sends a status report to be printed, without blocking: it is
+// dropped when the output stage is stuck on a write.
+func (s *Stream) Ask(r *Report) {
+	select {
+	case s.urgent <- Event{Kind: Status, Report: r}:
+	default:
+	}
 }
 
 // Notify sends a message for the user without blocking: it is dropped when

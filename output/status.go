@@ -1,0 +1,55 @@
+package output
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fan/runner"
+)
+
+// status writes a status report (SIGUSR1) on stderr: the runner's part,
+// with the counts only the sink knows. It goes through the sink like
+// every other line, so it never lands in the middle of job output.
+func (s *Sink) status(r *runner.Report) {
+	s.say(StatusText(r, s.stats, len(s.retrying)))
+}
+
+// StatusText is the status report: one line of counts, one of the limit,
+// one of the read-ahead, then one line per running job.
+func StatusText(r *runner.Report, st Stats, retrying int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fan: status: %d read, %d queued, %d running, %d succeeded, %d failed, %d retrying, %d not started",
+		r.Read, r.Queued, len(r.Running), st.OK, st.Failed, retrying, st.NotStarted)
+	limit := "no limit"
+	if r.Limit > 0 {
+		limit = fmt.Sprintf("%d at once", r.Limit)
+	}
+	fmt.Fprintf(&b, "\nfan: jobs: %s", limit)
+	if r.Why != "" {
+		fmt.Fprintf(&b, " (%s)", r.Why)
+	}
+	fmt.Fprintf(&b, "\nfan: read ahead: %d items, %s", r.Queued, sizeText(r.QueuedBytes))
+	for _, j := range r.Running {
+		host := ""
+		if j.Host != "" {
+			host = " on " + j.Host
+		}
+		fmt.Fprintf(&b, "\nfan: running: job %d, slot %d%s, %s: %s", j.Seq, j.Slot, host, j.Runtime.Round(100*time.Millisecond), j.Command)
+	}
+	return b.String()
+}
+
+// sizeText writes a number of bytes for people.
+func sizeText(n int64) string {
+	const k = 1024
+	switch {
+	case n >= k*k*k:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(k*k*k))
+	case n >= k*k:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
+	case n >= k:
+		return fmt.Sprintf("%.1f KiB", float64(n)/k)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
