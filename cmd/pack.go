@@ -118,21 +118,21 @@ func (o *Options) changed(name string) bool { return o.last[name] > 0 }
 
 // packer builds the Packer for a run; lines is where xargs reads its
 // arguments (nil outside --xargs: the reader's own records).
-func (c *config) packer(lim argLimits, lines input.LineReader) *input.Packer {
+func (c *config) packer(lim runner.ArgLimits, lines input.LineReader) *input.Packer {
 	base, cost := c.template.Size()
-	limit := lim.buffer
+	limit := lim.Buffer
 	if c.pack.maxChars > 0 {
-		limit = min(c.pack.maxChars, lim.usable)
+		limit = min(c.pack.maxChars, lim.Usable)
 	}
 	if !c.argv {
 		// The command line may go to a shell as one argument: it must fit
 		// in one (GNU parallel caps its line length the same way).
-		limit = min(limit, maxArgStrlen)
+		limit = min(limit, runner.MaxArgStrlen)
 	}
 	return &input.Packer{
 		Lines: lines, MaxArgs: c.pack.maxArgs, MaxLines: c.pack.maxLines,
-		Limit: limit, Base: base, Cost: cost, Hard: lim.usable, PerArg: pointerSize,
-		MaxItem: maxArgStrlen - 1,
+		Limit: limit, Base: base, Cost: cost, Hard: lim.Usable, PerArg: runner.PointerSize,
+		MaxItem: runner.MaxArgStrlen - 1,
 		Exact:   c.pack.exact, Whole: c.pack.whole, RunEmpty: c.pack.runEmpty,
 		Spread: c.pack.spread, CountRecords: !c.argv,
 	}

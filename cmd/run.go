@@ -71,7 +71,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if o.TmpDir != "" {
 		env = setEnv(env, "TMPDIR", o.TmpDir) // as GNU parallel's --tmpdir
 	}
-	lim := computeLimits(env, o.ProcessSlotVar)
+	lim := runner.NewArgLimits(env, o.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%
 	reader, closeInput, err := openReader(o, c, stdin, lim, &counted)
 	if err != nil {
@@ -79,7 +79,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	defer closeInput()
 	if o.ShowLimits {
-		lim.show(stderr) // before the sink owns stderr
+		lim.Show(stderr) // before the sink owns stderr
 	}
 	books, err := openBooks(o, c, stdin, stdout)
 	if err != nil {
@@ -171,7 +171,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 
 // openReader opens the input sources (so that an unreadable file is an
 // error before any job starts) and builds the input stage over them.
-func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *output.Intake) (*input.Reader, func(), error) {
+func openReader(o *Options, c *config, stdin io.Reader, lim runner.ArgLimits, counted *output.Intake) (*input.Reader, func(), error) {
 	var srcs []input.Source
 	var gates []input.Closer
 	var lines input.LineReader
@@ -206,32 +206,23 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 // -j is fitted to the open-file and process limits; limited says which
 // one lowered it.
 func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) (pool *runner.Pool, limited string, err error) {
-	fdLimit, reserve, perJob := openFileLimit(), 0, descriptorsPerJob(o)
-	if !o.DryRun {
-		reserve = descriptorReserve(fdLimit)
-		// A job's own descriptors, two for its result, two for the fork.
-		if need := reserve + perJob + 4; fdLimit < need {
-			return nil, "", usageErrorf("the open-file limit (ulimit -n %d) is too low: fan needs about %d for itself and one job (raise it: ulimit -n %d)", fdLimit, need, max(need, 64))
-		}
-	}
-	jobs, win := fitDescriptors(fdLimit, reserve, c.jobs, window()+c.jobs, perJob, o.KeepOrder)
-	limited = fmt.Sprintf("the open-file limit (ulimit -n %d)", fdLimit)
-	room, nproc, lowProcs := processRoom(jobs, tasksPerJob)
-	if lowProcs {
-		if fitted := fitProcesses(jobs, tasksPerJob, room); fitted < jobs || jobs == 0 {
-			jobs, limited = fitted, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
-		}
+	b, err := runner.FitBudget(runner.BudgetRequest{
+		Jobs: c.jobs, Window: window() + c.jobs, PerJob: runner.DescriptorsPerJob(o.Ungroup, o.LineBuffer),
+		KeepOrder: o.KeepOrder, DryRun: o.DryRun,
+	})
+	if err != nil {
+		return nil, "", err
 	}
 	pool = &runner.Pool{
-		Jobs:       jobs,
-		FewThreads: lowProcs,
+		Jobs:       b.Jobs,
+		FewThreads: b.FewThreads,
 		Template:   c.template,
 		Env:        env,
 		WorkDir:    workDir(o),
 		SlotVar:    o.ProcessSlotVar,
 		DryRun:     o.DryRun,
 		TermSeq:    c.termSeq,
-		Window:     win,
+		Window:     b.Window,
 		Timeout:    c.timeout,
 		Retries:    o.Retries,
 		RetryDelay: c.retryGap,
@@ -250,7 +241,7 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 			st.terminateJobs()
 		}
 	}
-	return pool, limited, nil
+	return pool, b.LimitedBy, nil
 }
 
 // newSink builds the output stage and the spool files it shares with the
