@@ -1,11 +1,7 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"sync"
 
 	"fan/input"
 	"fan/runner"
@@ -160,87 +156,4 @@ func xargsInput(c *config, stdin io.Reader) (io.Reader, func(), error) {
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
-}
-
-// xargsWatch sees every finished job under --xargs and stops the run the
-// way xargs does: at a command that exits 255, is killed by a signal, or
-// cannot be run. It is safe for concurrent use.
-type xargsWatch struct {
-	stop   func()
-	mu     sync.Mutex
-	failed bool        // a command exited 1–125
-	abort  *xargsAbort // the first reason the run stopped early
-}
-
-// xargsAbort is why an --xargs run stopped early.
-type xargsAbort struct {
-	why abortWhy
-	msg string // what happened, for stderr
-	seq int64  // the job that stopped the run
-	// last: that job was the last of the input, so xargs met its end in
-	// the wait at exit, and the abort's status stands (see xargsStatus).
-	last bool
-}
-
-// abortWhy is what kind of job end stops an --xargs run.
-type abortWhy int
-
-const (
-	abortExit255  abortWhy = iota // the command exited 255
-	abortSignal                   // the command was killed by a signal
-	abortNoExec                   // the command could not be run
-	abortNotFound                 // the command was not found
-)
-
-// finished records a job's result; Pool.Finished calls it.
-func (w *xargsWatch) finished(r *runner.Result) {
-	if r.NotStarted || r.DryRun || r.Skipped || r.OK() {
-		return
-	}
-	name := ""
-	if len(r.Command.Args) > 0 {
-		name = r.Command.Args[0]
-	}
-	a := &xargsAbort{seq: r.Item.Seq}
-	var se *runner.StartError
-	switch {
-	case r.Err != nil:
-		a.why = abortNoExec
-		if errors.As(r.Err, &se) && se.Status == 127 || errors.Is(r.Err, os.ErrNotExist) {
-			a.why = abortNotFound
-		}
-		a.msg = fmt.Sprintf("fan: %s: could not be run; stopped, as xargs does", name)
-	case r.Signal != 0 && r.Status == 0:
-		// A signal ended the command on its own. One fan sent (--timeout,
-		// a drain, a write error; Status -1) is not a crash: it counts as
-		// a failure like exit 1-125, below, and the other items still run.
-		a.why = abortSignal
-		a.msg = fmt.Sprintf("fan: %s: terminated by a signal; stopped, as xargs does", name)
-	case r.Status == 255:
-		a.why = abortExit255
-		a.msg = fmt.Sprintf("fan: %s: exited with status 255; stopped, as xargs does", name)
-	default:
-		w.mu.Lock()
-		// A failure; xargs has exited by the time a job that outlived the
-		// stop ends, so only failures before a stop count.
-		w.failed = w.failed || w.abort == nil
-		w.mu.Unlock()
-		return
-	}
-	w.mu.Lock()
-	first := w.abort == nil
-	if first {
-		w.abort = a
-	}
-	w.mu.Unlock()
-	if first {
-		w.stop()
-	}
-}
-
-// result returns the first abort, if any, and whether a command failed.
-func (w *xargsWatch) result() (*xargsAbort, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.abort, w.failed
 }

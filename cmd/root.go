@@ -82,7 +82,7 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 				fmt.Fprintf(stderr, "fan: %v\n", res.err)
 			}
 			if res.xargsAbort != nil {
-				fmt.Fprintln(stderr, res.xargsAbort.msg)
+				fmt.Fprintln(stderr, res.xargsAbort.Msg)
 			}
 			s := res.stats
 			if o.Xargs && !res.interrupted && o.Failures == "" {

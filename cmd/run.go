@@ -102,10 +102,10 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		reader.Prefetch = true
 		pool.Total = counted.Read.Load
 	}
-	var watch *xargsWatch
+	var watch *runner.XargsStop
 	if o.Xargs {
-		watch = &xargsWatch{stop: st.stopIntake}
-		pool.Finished = watch.finished
+		watch = &runner.XargsStop{Stop: st.stopIntake}
+		pool.Finished = watch.Finished
 	}
 	sink, closeSink, err := newSink(o, c, pool, books, st, stdout, stderr)
 	if err != nil {
@@ -155,9 +155,9 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
 	if watch != nil {
-		res.xargsAbort, res.xargsFailed = watch.result()
+		res.xargsAbort, res.xargsFailed = watch.Result()
 		if a := res.xargsAbort; a != nil {
-			a.last = rerr == nil && a.seq == stats.Read()
+			a.Last = rerr == nil && a.Seq == stats.Read()
 		}
 		var ie *inputError
 		if res.xargsAbort != nil && errors.As(res.err, &ie) {
