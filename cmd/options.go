@@ -6,10 +6,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"fan/input"
 	"fan/output"
@@ -307,7 +304,7 @@ func (o *Options) check() (*config, error) {
 		return nil, usageErrorf("-q quotes the words of the command, and none is given (the items are then command lines, which -q would turn into one word each)")
 	}
 	if o.TmpDir != "" {
-		if err := usableDir(o.TmpDir); err != nil {
+		if err := output.UsableDir(o.TmpDir); err != nil {
 			return nil, usageErrorf("--tmpdir: cannot use directory %q: %v (give a directory fan can write in)", o.TmpDir, err)
 		}
 	}
@@ -356,18 +353,6 @@ func (o *Options) shell(functions map[string]bool) (string, error) {
 		return "", usageErrorf("%s: %q is not a program fan can run (give a shell, e.g. --shell /bin/bash)", flag, name)
 	}
 	return path, nil
-}
-
-// usableDir says why fan cannot make files in the directory dir, or nil.
-func usableDir(dir string) error {
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return unwrapPath(err)
-	case !st.IsDir():
-		return syscall.ENOTDIR
-	}
-	return unwrapPath(unix.Access(dir, unix.W_OK|unix.X_OK))
 }
 
 // exportedFunctions are the names of the shell functions bash exported

@@ -91,7 +91,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	var halted atomic.Pointer[runner.Halted]
 	pool, limited, err := newPool(o, c, env, books, st, &halted)
 	if err != nil {
-		books.close(false)
+		books.Close(false)
 		return failed(err)
 	}
 	if c.jobs > 0 && pool.Jobs < c.jobs && !o.DryRun {
@@ -109,7 +109,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	}
 	sink, closeSink, err := newSink(o, c, pool, books, st, stdout, stderr)
 	if err != nil {
-		books.close(false)
+		books.Close(false)
 		return failed(err)
 	}
 	defer closeSink()
@@ -150,7 +150,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	// A run that stopped on bad input before any item was read leaves the
 	// books as they were.
 	ranAtAll := err == nil || stats.Read()+stats.Skipped > 0
-	if cerr := books.close(ranAtAll); err == nil && cerr != nil {
+	if cerr := books.Close(ranAtAll); err == nil && cerr != nil {
 		err = cerr
 	}
 	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
@@ -205,7 +205,7 @@ func openReader(o *Options, c *config, stdin io.Reader, lim runner.ArgLimits, co
 // run stood in halted and stops the intake (and, with now, the jobs).
 // -j is fitted to the open-file and process limits; limited says which
 // one lowered it.
-func newPool(o *Options, c *config, env []string, books *books, st *stops, halted *atomic.Pointer[runner.Halted]) (pool *runner.Pool, limited string, err error) {
+func newPool(o *Options, c *config, env []string, books *output.Books, st *stops, halted *atomic.Pointer[runner.Halted]) (pool *runner.Pool, limited string, err error) {
 	b, err := runner.FitBudget(runner.BudgetRequest{
 		Jobs: c.jobs, Window: window() + c.jobs, PerJob: runner.DescriptorsPerJob(o.Ungroup, o.LineBuffer),
 		KeepOrder: o.KeepOrder, DryRun: o.DryRun,
@@ -228,7 +228,7 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 		RetryDelay: c.retryGap,
 		Delay:      c.delay,
 		Halt:       c.halt,
-		Skip:       books.skip,
+		Skip:       books.Skip,
 		Kill:       st.kill,
 	}
 	pool.OnHalt = func(h *runner.Halted) {
@@ -248,7 +248,7 @@ func newPool(o *Options, c *config, env []string, books *books, st *stops, halte
 // pool. A write error of fan's own stops the run. The returned function
 // closes the spool. It fails when no temporary file can be made, before
 // any job starts, rather than failing every job.
-func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, stdout, stderr *os.File) (*output.Sink, func(), error) {
+func newSink(o *Options, c *config, pool *runner.Pool, books *output.Books, st *stops, stdout, stderr *os.File) (*output.Sink, func(), error) {
 	var writeErr sync.Once
 	sink := &output.Sink{
 		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
@@ -256,8 +256,8 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		Ungrouped:  o.Ungroup,
 		Tag:        o.tagger(),
 		Release:    pool.Release,
-		Joblog:     books.joblog,
-		Failures:   books.failures,
+		Joblog:     books.Joblog,
+		Failures:   books.Failures,
 		OnError: func(error) {
 			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},
@@ -286,25 +286,17 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 	case output.IsResultsTable(o.Results):
 		// --results NAME.csv: rows of one file, opened with the books
 		// (none for a dry run), which take the job output in its place.
-		if books.table != nil {
-			sink.Results = books.table
+		if books.Table != nil {
+			sink.Results = books.Table
 		}
 	case name.Varies():
 		// --results 'out/{}': files named per job; their directories are
 		// made as jobs end.
 		sink.Results = &output.Results{Name: name}
 	default:
-		// Made now, so that a path fan cannot use fails before any job
-		// runs, as GNU parallel's does.
-		err := os.MkdirAll(o.Results, 0o755)
-		if err == nil {
-			// An existing directory fan cannot write in (read-only, not
-			// its own) fails here too, not job by job.
-			err = usableDir(o.Results)
-		}
-		if err != nil {
+		if err := output.MakeResultsDir(o.Results); err != nil {
 			closeSpool()
-			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, unwrapPath(err))
+			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
 	}
