@@ -18,12 +18,12 @@ func openBooks(o *Options, c *config, stdin io.Reader, stdout *os.File) (*output
 	}
 	for _, s := range c.sources {
 		switch {
-		case s.list != nil:
-			bc.Lists = append(bc.Lists, s.list)
-		case s.stdin:
+		case s.List != nil:
+			bc.Lists = append(bc.Lists, s.List)
+		case s.ReadsStdin():
 			bc.Inputs = append(bc.Inputs, "-")
 		default:
-			bc.Inputs = append(bc.Inputs, s.file)
+			bc.Inputs = append(bc.Inputs, s.File)
 		}
 	}
 	b, err := output.OpenBooks(bc, stdin, stdout)

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,15 +86,7 @@ type Options struct {
 	// Command is the command template's words.
 	Command []string
 	// Sources are the ::: lists and :::: files, after the -a files.
-	Sources []sourceSpec
-}
-
-// sourceSpec is one input source as given on the command line.
-type sourceSpec struct {
-	list   []string // ::: items
-	file   string   // :::: or -a file; "-" is stdin
-	stdin  bool     // no source was given: read stdin
-	linked bool     // :::+ or ::::+: zipped with the source before it
+	Sources []input.SourceSpec
 }
 
 // separators are the arguments that start a group of input sources:
@@ -116,7 +109,7 @@ func (s separators) of(arg string) (files, linked, ok bool) {
 // splitArgs separates the command words from the ::: and :::: groups (and
 // their linked forms :::+ and ::::+), or the separators --arg-sep and
 // --arg-file-sep give.
-func splitArgs(args []string, seps separators) (command []string, sources []sourceSpec) {
+func splitArgs(args []string, seps separators) (command []string, sources []input.SourceSpec) {
 	isSeparator := func(arg string) bool {
 		_, _, ok := seps.of(arg)
 		return ok
@@ -134,11 +127,11 @@ func splitArgs(args []string, seps separators) (command []string, sources []sour
 			i++
 		}
 		if !files {
-			sources = append(sources, sourceSpec{list: args[start:i], linked: linked})
+			sources = append(sources, input.SourceSpec{List: args[start:i], Linked: linked})
 			continue
 		}
 		for _, f := range args[start:i] {
-			sources = append(sources, sourceSpec{file: f, linked: linked})
+			sources = append(sources, input.SourceSpec{File: f, Linked: linked})
 		}
 	}
 	return command, sources
@@ -152,7 +145,7 @@ type config struct {
 	trim     input.Trim
 	termSeq  runner.TermSeq
 	template *runner.Template
-	sources  []sourceSpec
+	sources  []input.SourceSpec
 	timeout  runner.Timeout
 	retryGap time.Duration
 	delay    time.Duration
@@ -169,19 +162,14 @@ type config struct {
 func (c *config) linked() []bool {
 	l := make([]bool, len(c.sources))
 	for i, s := range c.sources {
-		l[i] = s.linked
+		l[i] = s.Linked
 	}
 	return l
 }
 
 // readsStdin reports whether stdin is one of the run's input sources.
 func (c *config) readsStdin() bool {
-	for _, s := range c.sources {
-		if s.stdin || s.file == "-" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.sources, input.SourceSpec.ReadsStdin)
 }
 
 // check validates the options before anything runs.
@@ -291,13 +279,13 @@ func (o *Options) check() (*config, error) {
 		o.LineBuffer = false
 	}
 	for _, f := range o.ArgFiles {
-		c.sources = append(c.sources, sourceSpec{file: f})
+		c.sources = append(c.sources, input.SourceSpec{File: f})
 	}
 	c.sources = append(c.sources, o.Sources...)
 	if len(c.sources) == 0 {
-		c.sources = []sourceSpec{{stdin: true}}
+		c.sources = []input.SourceSpec{{Stdin: true}}
 	}
-	if c.sources[0].linked {
+	if c.sources[0].Linked {
 		return nil, usageErrorf(":::+ and ::::+ link their items to the input source before them, and there is none (use ::: or :::: for the first)")
 	}
 	if o.Quote && len(o.Command) == 0 && !o.Xargs {

@@ -148,12 +148,12 @@ func xargsLines(src io.Reader, o *Options, c *config) input.LineReader {
 // xargsInput opens the one input of --xargs: stdin, or the -a file.
 func xargsInput(c *config, stdin io.Reader) (io.Reader, func(), error) {
 	s := c.sources[0]
-	if s.stdin || s.file == "-" {
+	if s.ReadsStdin() {
 		return stdin, func() {}, nil
 	}
-	f, err := openFile(s.file)
+	f, err := input.OpenFile(s.File)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &inputError{err}
 	}
 	return f, func() { f.Close() }, nil
 }

@@ -186,8 +186,8 @@ func openReader(o *Options, c *config, stdin io.Reader, lim runner.ArgLimits, co
 		lines, closeInput = xargsLines(g, o, c), closeIn
 	} else {
 		var err error
-		if srcs, gates, closeInput, err = openSources(c.sources, c.delim, stdin); err != nil {
-			return nil, nil, err
+		if srcs, gates, closeInput, err = input.OpenSources(c.sources, c.delim, stdin); err != nil {
+			return nil, nil, &inputError{err}
 		}
 	}
 	reader := &input.Reader{Sources: srcs, Gates: gates, Link: o.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
