@@ -1,20 +1,16 @@
 package cmd
 
-import (
-	"io"
-	"os"
-
-	"fan/output"
-)
+import "fan/output"
 
 // openBooks opens the books of a run (output.OpenBooks) as the flags ask.
-func openBooks(o *Options, c *config, stdin io.Reader, stdout *os.File) (*output.Books, error) {
+func openBooks(c *Config) (*output.Books, error) {
+	o := &c.Output
 	bc := output.BooksConfig{
-		Joblog: o.Joblog, JoblogAppend: o.joblogAppend,
+		Joblog: o.Joblog.Path, JoblogAppend: o.Joblog.Append,
 		Resume: o.Resume, ResumeFailed: o.ResumeFailed,
-		Failures: o.Failures, Results: o.Results, DryRun: o.DryRun,
-		Delim: c.delim, PerJob: max(o.MaxArgs, 1) * len(c.sources),
-		Tag: o.tagger(), Colsep: c.colsep, FromArgs: o.Xargs,
+		Failures: o.Failures, Results: o.Results, DryRun: c.Runner.DryRun,
+		Delim: c.delim, PerJob: max(c.maxArgs, 1) * len(c.sources),
+		Tag: c.tagger(), Colsep: c.Input.Colsep, FromArgs: c.Xargs,
 	}
 	for _, s := range c.sources {
 		switch {
@@ -26,7 +22,7 @@ func openBooks(o *Options, c *config, stdin io.Reader, stdout *os.File) (*output
 			bc.Inputs = append(bc.Inputs, s.File)
 		}
 	}
-	b, err := output.OpenBooks(bc, stdin, stdout)
+	b, err := output.OpenBooks(bc, c.Streams.In, c.Streams.Out)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}

@@ -35,13 +35,17 @@ func TestParseJobs(t *testing.T) {
 		{"-99999999999999999999", 4, 1},
 		{"1e300%", 4, maxJobs},
 	} {
-		got, err := parseJobs(c.s, c.ncpu)
-		if err != nil || got != c.want {
-			t.Errorf("parseJobs(%q, %d) = %d, %v; want %d", c.s, c.ncpu, got, err, c.want)
+		j := Jobs{}
+		var err error
+		if c.s != "" {
+			j, err = parseJobs(c.s)
+		}
+		if got := j.Of(c.ncpu); err != nil || got != c.want {
+			t.Errorf("parseJobs(%q).Of(%d) = %d, %v; want %d", c.s, c.ncpu, got, err, c.want)
 		}
 	}
 	for _, s := range []string{"abc", "1.5", "%", "0%", "-5%", "x%", "+", "-", "+x", "--1", " 2", "2 ", "1e3", "0x10", "++1", "+-1", "-+1"} {
-		_, err := parseJobs(s, 4)
+		_, err := parseJobs(s)
 		var ue *usageError
 		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), "--jobs: ") || !strings.Contains(err.Error(), "(try -j 4") {
 			t.Errorf("parseJobs(%q): %v, want a usage error that says what to try", s, err)

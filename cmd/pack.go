@@ -19,19 +19,16 @@ type packSpec struct {
 
 // checkPacking validates the packing flags and, when items are packed,
 // sets c.pack. Under --xargs the last of -n, -L and -I wins, as in xargs
-// (-n 1 beside -I is ignored).
-func (o *Options) checkPacking(c *config) error {
-	switch {
-	case o.MaxLines < 0:
-		return usageErrorf("--max-lines: %d is negative (try -L 1)", o.MaxLines)
-	case o.MaxChars < 0 || (o.MaxChars == 0 && o.changed("max-chars")):
-		return usageErrorf("--max-chars: %d is not a size (try -s 4096)", o.MaxChars)
-	case o.PackContext && o.PackMulti:
+// (-n 1 beside -I is ignored), and sets c.replace; otherwise -I stands.
+func (c *Config) checkPacking() error {
+	in := &c.Input
+	c.replace = c.Runner.Replace
+	if in.PackContext && in.PackMulti {
 		return usageErrorf("-X and -m cannot be used together (pick one way of packing)")
 	}
-	if !o.Xargs {
-		if !o.PackContext && !o.PackMulti && o.MaxLines == 0 && o.MaxChars == 0 {
-			if o.Exact {
+	if !c.Xargs {
+		if !in.PackContext && !in.PackMulti && in.MaxLines == 0 && in.MaxChars == 0 {
+			if in.Exact {
 				return usageErrorf("-x needs -X, -m, -L or -s (it limits packed jobs)")
 			}
 			return nil
@@ -39,11 +36,11 @@ func (o *Options) checkPacking(c *config) error {
 		if len(c.sources) > 1 {
 			return usageErrorf("-X, -m, -L and -s take a single input source (not a combination of ::: and :::: sources)")
 		}
-		p := &packSpec{maxArgs: o.MaxArgs, maxLines: o.MaxLines, maxChars: o.MaxChars, exact: o.Exact}
-		if !o.PackContext && !o.PackMulti && o.MaxLines == 0 {
-			p.maxArgs = max(o.MaxArgs, 1) // -s alone limits, it does not pack
+		p := &packSpec{maxArgs: c.maxArgs, maxLines: in.MaxLines, maxChars: in.MaxChars, exact: in.Exact}
+		if !in.PackContext && !in.PackMulti && in.MaxLines == 0 {
+			p.maxArgs = max(c.maxArgs, 1) // -s alone limits, it does not pack
 		}
-		if o.PackContext || o.PackMulti {
+		if in.PackContext || in.PackMulti {
 			// As GNU parallel: the end of the input is spread over the
 			// job slots; with no limit on them (-j 0), one item a job.
 			p.spread = c.jobs
@@ -62,20 +59,20 @@ func (o *Options) checkPacking(c *config) error {
 	for _, f := range []struct {
 		flag  string
 		given bool
-	}{{"--colsep", o.Colsep != ""}, {"--trim", o.Trim != ""}, {"-q", o.Quote}, {"--link", o.Link}, {"-X", o.PackContext}, {"-m", o.PackMulti}, {"-N", o.changed("max-replace-args")},
-		{"--arg-sep", o.ArgSep != ":::"}, {"--arg-file-sep", o.ArgFileSep != "::::"}} {
+	}{{"--colsep", in.Colsep != nil}, {"--trim", in.Trim != nil}, {"-q", c.Runner.Quote}, {"--link", in.Link}, {"-X", in.PackContext}, {"-m", in.PackMulti}, {"-N", c.changed("max-replace-args")},
+		{"--arg-sep", in.ArgSep != ":::"}, {"--arg-file-sep", in.ArgFileSep != "::::"}} {
 		if f.given {
 			return usageErrorf("%s has no meaning under --xargs, which splits and packs its input as xargs does (drop one of the two)", f.flag)
 		}
 	}
 	switch {
-	case o.changed("max-args") && o.MaxArgs < 1:
-		return usageErrorf("--max-args: %d is not a count (xargs wants -n 1 or more)", o.MaxArgs)
-	case o.changed("max-lines") && o.MaxLines < 1:
-		return usageErrorf("--max-lines: %d is not a count (xargs wants -L 1 or more)", o.MaxLines)
+	case c.changed("max-args") && in.MaxArgs < 1:
+		return usageErrorf("--max-args: %d is not a count (xargs wants -n 1 or more)", in.MaxArgs)
+	case c.changed("max-lines") && in.MaxLines < 1:
+		return usageErrorf("--max-lines: %d is not a count (xargs wants -L 1 or more)", in.MaxLines)
 	}
-	n, lines, replace := o.MaxArgs, o.MaxLines, o.Replace
-	switch o.lastOf("max-args", "max-lines", "replace") {
+	n, lines, replace := in.MaxArgs, in.MaxLines, c.Runner.Replace
+	switch c.lastOf("max-args", "max-lines", "replace") {
 	case "replace":
 		n, lines = 0, 0
 	case "max-args":
@@ -88,12 +85,12 @@ func (o *Options) checkPacking(c *config) error {
 	case "max-lines":
 		n, replace = 0, ""
 	}
-	o.Replace = replace
+	c.replace = replace
 	c.pack = &packSpec{
-		maxArgs: n, maxLines: lines, maxChars: o.MaxChars,
-		exact:    o.Exact || replace != "" || lines > 0, // -I and -L imply -x, as in xargs
+		maxArgs: n, maxLines: lines, maxChars: in.MaxChars,
+		exact:    in.Exact || replace != "" || lines > 0, // -I and -L imply -x, as in xargs
 		whole:    replace != "",
-		runEmpty: !o.NoRunIfEmpty && replace == "", eof: o.EOFString,
+		runEmpty: !in.NoRunIfEmpty && replace == "", eof: in.EOF,
 	}
 	return nil
 }
@@ -102,25 +99,25 @@ func (o *Options) checkPacking(c *config) error {
 func (o *Options) lastOf(names ...string) string {
 	best, at := "", 0
 	for _, n := range names {
-		if o.last[n] > at {
-			best, at = n, o.last[n]
+		if o.given[n] > at {
+			best, at = n, o.given[n]
 		}
 	}
 	return best
 }
 
 // changed reports whether a flag wrapped by addXargsFlags was given.
-func (o *Options) changed(name string) bool { return o.last[name] > 0 }
+func (o *Options) changed(name string) bool { return o.given[name] > 0 }
 
 // packer builds the Packer for a run; lines is where xargs reads its
 // arguments (nil outside --xargs: the reader's own records).
-func (c *config) packer(lim runner.ArgLimits, lines input.LineReader) *input.Packer {
+func (c *Config) packer(lim runner.ArgLimits, lines input.LineReader) *input.Packer {
 	base, cost := c.template.Size()
 	limit := lim.Buffer
 	if c.pack.maxChars > 0 {
 		limit = min(c.pack.maxChars, lim.Usable)
 	}
-	if !c.argv {
+	if !c.Xargs {
 		// The command line may go to a shell as one argument: it must fit
 		// in one (GNU parallel caps its line length the same way).
 		limit = min(limit, runner.MaxArgStrlen)
@@ -130,14 +127,14 @@ func (c *config) packer(lim runner.ArgLimits, lines input.LineReader) *input.Pac
 		Limit: limit, Base: base, Cost: cost, Hard: lim.Usable, PerArg: runner.PointerSize,
 		MaxItem: runner.MaxArgStrlen - 1,
 		Exact:   c.pack.exact, Whole: c.pack.whole, RunEmpty: c.pack.runEmpty,
-		Spread: c.pack.spread, CountRecords: !c.argv,
+		Spread: c.pack.spread, CountRecords: !c.Xargs,
 	}
 }
 
 // xargsLines is the input of --xargs: xargs's quoting, or with -0 and -d
 // plain delimited items.
-func xargsLines(src io.Reader, o *Options, c *config) input.LineReader {
-	if o.Null || o.Delimiter != "" {
+func xargsLines(src io.Reader, c *Config) input.LineReader {
+	if c.Input.Null || c.Input.Delimiter != "" {
 		return &input.DelimitedLines{Src: input.NewSplitter(src, c.delim)}
 	}
 	s := input.NewXargsSplitter(src)
@@ -146,7 +143,7 @@ func xargsLines(src io.Reader, o *Options, c *config) input.LineReader {
 }
 
 // xargsInput opens the one input of --xargs: stdin, or the -a file.
-func xargsInput(c *config, stdin io.Reader) (io.Reader, func(), error) {
+func xargsInput(c *Config, stdin io.Reader) (io.Reader, func(), error) {
 	s := c.sources[0]
 	if s.ReadsStdin() {
 		return stdin, func() {}, nil

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -23,8 +20,8 @@ import (
 const defaultWindow = 4096
 
 // window is FAN_WINDOW if it is a positive number, else defaultWindow.
-func window() int {
-	if n, err := strconv.Atoi(os.Getenv("FAN_WINDOW")); err == nil && n > 0 {
+func window(env Env) int {
+	if n, err := strconv.Atoi(env.Get("FAN_WINDOW")); err == nil && n > 0 {
 		return n
 	}
 	return defaultWindow
@@ -52,36 +49,27 @@ func (s *stops) cancelAll() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
 const maxQueue = 4096
 
 // run wires the three stages together and runs them to the end.
-func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
-	failed := func(err error) outcome { return outcome{err: err, xargs: o.Xargs} }
-	c, err := o.check()
-	if err != nil {
-		return failed(err)
-	}
-	term, err := o.terminal(stderr, os.Getenv)
-	if err != nil {
-		return failed(err)
-	}
-	if term.auto && c.readsStdin() && output.IsTerminalInput(stdin) {
+func run(c *Config) outcome {
+	failed := func(err error) outcome { return outcome{err: err, xargs: c.Xargs} }
+	stdin, stderr := c.Streams.In, c.Streams.Err
+	term := c.display()
+	if term.Auto && slices.ContainsFunc(c.sources, input.SourceSpec.ReadsStdin) && output.IsTerminalInput(stdin) {
 		// The items are typed at the terminal: a bar would be drawn over
 		// what is being typed.
-		term.progress, term.auto = output.ProgressNone, false
+		term.Progress, term.Auto = output.ProgressNone, false
 	}
-	env := jobEnv(os.Environ())
-	if o.TmpDir != "" {
-		env = setEnv(env, "TMPDIR", o.TmpDir) // as GNU parallel's --tmpdir
-	}
-	lim := runner.NewArgLimits(env, o.ProcessSlotVar)
+	env := runner.BaseEnv(c.Env, c.Output.TmpDir)
+	lim := runner.NewArgLimits(env, c.Runner.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%
-	reader, closeInput, err := openReader(o, c, stdin, lim, &counted)
+	reader, closeInput, err := openReader(c, lim, &counted)
 	if err != nil {
 		return failed(err)
 	}
 	defer closeInput()
-	if o.ShowLimits {
+	if c.ShowLimits {
 		lim.Show(stderr) // before the sink owns stderr
 	}
-	books, err := openBooks(o, c, stdin, stdout)
+	books, err := openBooks(c)
 	if err != nil {
 		return failed(err)
 	}
@@ -89,32 +77,32 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	st := newStops()
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
-	pool, limited, err := newPool(o, c, env, books, st, &halted)
+	pool, limited, err := newPool(c, env, books, st, &halted)
 	if err != nil {
 		books.Close(false)
 		return failed(err)
 	}
-	if c.jobs > 0 && pool.Jobs < c.jobs && !o.DryRun {
+	if c.jobs > 0 && pool.Jobs < c.jobs && !c.Runner.DryRun {
 		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, limited)
 	}
-	if c.halt.Percent {
+	if c.Runner.Halt.Percent {
 		// As GNU parallel: a percentage of the jobs needs their number.
 		reader.Prefetch = true
 		pool.Total = counted.Read.Load
 	}
 	var watch *runner.XargsStop
-	if o.Xargs {
+	if c.Xargs {
 		watch = &runner.XargsStop{Stop: st.stopIntake}
 		pool.Finished = watch.Finished
 	}
-	sink, closeSink, err := newSink(o, c, pool, books, st, stdout, stderr)
+	sink, closeSink, err := newSink(c, pool, books, st)
 	if err != nil {
 		books.Close(false)
 		return failed(err)
 	}
 	defer closeSink()
-	sink.Meter = term.meter(stderr, &counted, c.jobs)
-	sink.Color = term.palette
+	sink.Meter = term.Meter(stderr, &counted, c.jobs)
+	sink.Color = term.Palette
 
 	notify := notices(sink)
 	pool.Notify = notify
@@ -153,7 +141,7 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	if cerr := books.Close(ranAtAll); err == nil && cerr != nil {
 		err = cerr
 	}
-	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
+	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.Runner.Halt, xargs: c.Xargs}
 	if watch != nil {
 		res.xargsAbort, res.xargsFailed = watch.Result()
 		if a := res.xargsAbort; a != nil {
@@ -171,27 +159,28 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 
 // openReader opens the input sources (so that an unreadable file is an
 // error before any job starts) and builds the input stage over them.
-func openReader(o *Options, c *config, stdin io.Reader, lim runner.ArgLimits, counted *output.Intake) (*input.Reader, func(), error) {
+func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input.Reader, func(), error) {
+	stdin := c.Streams.In
 	var srcs []input.Source
 	var gates []input.Closer
 	var lines input.LineReader
 	var closeInput func()
-	if o.Xargs {
+	if c.Xargs {
 		in, closeIn, err := xargsInput(c, stdin)
 		if err != nil {
 			return nil, nil, err
 		}
 		g := input.NewGate(in)
 		gates = []input.Closer{g}
-		lines, closeInput = xargsLines(g, o, c), closeIn
+		lines, closeInput = xargsLines(g, c), closeIn
 	} else {
 		var err error
 		if srcs, gates, closeInput, err = input.OpenSources(c.sources, c.delim, stdin); err != nil {
 			return nil, nil, &inputError{err}
 		}
 	}
-	reader := &input.Reader{Sources: srcs, Gates: gates, Link: o.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
-		SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString, Count: &counted.Read}
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.Input.Colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
+		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
 		if _, ok := lines.(*input.XargsSplitter); ok {
@@ -205,10 +194,10 @@ func openReader(o *Options, c *config, stdin io.Reader, lim runner.ArgLimits, co
 // run stood in halted and stops the intake (and, with now, the jobs).
 // -j is fitted to the open-file and process limits; limited says which
 // one lowered it.
-func newPool(o *Options, c *config, env []string, books *output.Books, st *stops, halted *atomic.Pointer[runner.Halted]) (pool *runner.Pool, limited string, err error) {
+func newPool(c *Config, env []string, books *output.Books, st *stops, halted *atomic.Pointer[runner.Halted]) (pool *runner.Pool, limited string, err error) {
 	b, err := runner.FitBudget(runner.BudgetRequest{
-		Jobs: c.jobs, Window: window() + c.jobs, PerJob: runner.DescriptorsPerJob(o.Ungroup, o.LineBuffer),
-		KeepOrder: o.KeepOrder, DryRun: o.DryRun,
+		Jobs: c.jobs, Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
+		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun,
 	})
 	if err != nil {
 		return nil, "", err
@@ -218,26 +207,26 @@ func newPool(o *Options, c *config, env []string, books *output.Books, st *stops
 		FewThreads: b.FewThreads,
 		Template:   c.template,
 		Env:        env,
-		WorkDir:    workDir(o),
-		SlotVar:    o.ProcessSlotVar,
-		DryRun:     o.DryRun,
-		TermSeq:    c.termSeq,
+		WorkDir:    c.workDir(),
+		SlotVar:    c.Runner.ProcessSlotVar,
+		DryRun:     c.Runner.DryRun,
+		TermSeq:    c.Runner.TermSeq,
 		Window:     b.Window,
-		Timeout:    c.timeout,
-		Retries:    o.Retries,
-		RetryDelay: c.retryGap,
-		Delay:      c.delay,
-		Halt:       c.halt,
+		Timeout:    c.Runner.Timeout,
+		Retries:    c.Runner.Retries,
+		RetryDelay: c.Runner.RetryDelay,
+		Delay:      c.Runner.Delay,
+		Halt:       c.Runner.Halt,
 		Skip:       books.Skip,
 		Kill:       st.kill,
 	}
 	pool.OnHalt = func(h *runner.Halted) {
 		halted.Store(h)
 		if pool.Notify != nil {
-			pool.Notify(h.Message(c.halt, pool.Running()))
+			pool.Notify(h.Message(c.Runner.Halt, pool.Running()))
 		}
 		st.stopIntake()
-		if c.halt.Now {
+		if c.Runner.Halt.Now {
 			st.terminateJobs()
 		}
 	}
@@ -248,13 +237,14 @@ func newPool(o *Options, c *config, env []string, books *output.Books, st *stops
 // pool. A write error of fan's own stops the run. The returned function
 // closes the spool. It fails when no temporary file can be made, before
 // any job starts, rather than failing every job.
-func newSink(o *Options, c *config, pool *runner.Pool, books *output.Books, st *stops, stdout, stderr *os.File) (*output.Sink, func(), error) {
+func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*output.Sink, func(), error) {
 	var writeErr sync.Once
+	o := &c.Output
 	sink := &output.Sink{
-		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
-		LineBuffer: o.LineBuffer,
+		Stdout: c.Streams.Out, Stderr: c.Streams.Err, KeepOrder: o.KeepOrder,
+		LineBuffer: c.lineBuffer,
 		Ungrouped:  o.Ungroup,
-		Tag:        o.tagger(),
+		Tag:        c.tagger(),
 		Release:    pool.Release,
 		Joblog:     books.Joblog,
 		Failures:   books.Failures,
@@ -265,7 +255,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *output.Books, st *
 	closeSpool := func() {}
 	if !o.Ungroup {
 		keep := 2*c.jobs + 8
-		if o.LineBuffer {
+		if c.lineBuffer {
 			keep = 0 // the sink reads a job's files after the pool gives them back
 		}
 		spool := output.NewSpool(o.TmpDir, keep)
@@ -277,11 +267,11 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *output.Books, st *
 		pool.Spool, sink.Spool = spool, spool
 		closeSpool = spool.Close
 	}
-	if o.Verbose && !o.DryRun {
+	if o.Verbose && !c.Runner.DryRun {
 		announce := make(chan runner.Command)
 		pool.Announce, sink.Announce = announce, announce
 	}
-	switch name := runner.NewText(o.Results, o.Replace); {
+	switch name := runner.NewText(o.Results, c.replace); {
 	case o.Results == "":
 	case output.IsResultsTable(o.Results):
 		// --results NAME.csv: rows of one file, opened with the books
@@ -298,9 +288,9 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *output.Books, st *
 			closeSpool()
 			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
-		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
+		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.Input.Colsep}
 	}
-	if o.LineBuffer {
+	if c.lineBuffer {
 		pool.Started = sink.StartHook()
 	}
 	return sink, closeSpool, nil
@@ -320,43 +310,15 @@ func notices(sink *output.Sink) func(string) {
 }
 
 // newDrain builds the signal state machine of the run.
-func newDrain(c *config, pool *runner.Pool, notify func(string), st *stops) *drain {
+func newDrain(c *Config, pool *runner.Pool, notify func(string), st *stops) *drain {
 	return &drain{
-		timeout:    c.drainTimeout,
+		timeout:    c.DrainTimeout,
 		running:    pool.Running,
 		notify:     notify,
 		stopIntake: st.stopIntake,
 		terminate:  st.terminateJobs,
 		kill:       st.killJobs,
 	}
-}
-
-// jobEnv is fan's environment without the job variables of an outer fan
-// or GNU parallel (runner.JobVars), which each job gets its own of.
-func jobEnv(env []string) []string {
-	out := env[:0:0]
-	vars := runner.JobVars()
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(vars, name) {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-// workDir is --workdir as the pool renders it for each job, or nil.
-func workDir(o *Options) *runner.Text {
-	if o.WorkDir == "" || o.WorkDir == "." {
-		return nil // ".": where fan runs, as in GNU parallel
-	}
-	return runner.NewText(o.WorkDir, o.Replace)
-}
-
-// setEnv sets name to value in env, in place of any value it had.
-func setEnv(env []string, name, value string) []string {
-	out := slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
-	return append(out, name+"="+value)
 }
 
 // readError says what went wrong with the input, with the size limit when
