@@ -8,6 +8,9 @@ import "fmt"
 type usageError struct {
 	msg   string
 	xargs bool // under --xargs: xargs's exit status 1
+	// parsed: a flag's value refused as it was read, before --xargs
+	// may have been (see execute).
+	parsed bool
 }
 
 func (e *usageError) Error() string { return e.msg }

@@ -22,12 +22,12 @@ const (
 type outcome struct {
 	stats       output.Stats
 	err         error
-	interrupted bool           // a signal cut the run short
-	halted      *runner.Halted // how the run stood when --halt fired, or nil
-	halt        runner.Halt    // the --halt condition
-	xargs       bool           // --xargs: xargs's exit statuses
-	xargsAbort  *xargsAbort    // --xargs: why the run stopped early
-	xargsFailed bool           // --xargs: a command exited 1–125
+	interrupted bool               // a signal cut the run short
+	halted      *runner.Halted     // how the run stood when --halt fired, or nil
+	halt        runner.Halt        // the --halt condition
+	xargs       bool               // --xargs: xargs's exit statuses
+	xargsAbort  *runner.XargsAbort // --xargs: why the run stopped early
+	xargsFailed bool               // --xargs: a command exited 1–125
 }
 
 // Exit statuses under --xargs, as GNU xargs's.
@@ -41,11 +41,11 @@ const (
 )
 
 // xargsAbortStatus maps why an --xargs run stopped early to its status.
-var xargsAbortStatus = map[abortWhy]int{
-	abortExit255:  xargsExit255,
-	abortSignal:   xargsSignaled,
-	abortNoExec:   xargsNoExec,
-	abortNotFound: xargsNotFound,
+var xargsAbortStatus = map[runner.XargsWhy]int{
+	runner.XargsExit255:  xargsExit255,
+	runner.XargsSignal:   xargsSignaled,
+	runner.XargsNoExec:   xargsNoExec,
+	runner.XargsNotFound: xargsNotFound,
 }
 
 // xargsStatus is exitStatus under --xargs.
@@ -61,14 +61,14 @@ func xargsStatus(o outcome) int {
 		return xargsError
 	case o.interrupted:
 		return exitInterrupted
-	case o.xargsFailed && (o.xargsAbort == nil || !o.xargsAbort.last):
+	case o.xargsFailed && (o.xargsAbort == nil || !o.xargsAbort.Last):
 		// Even after an abort, xargs exits 123 when a command failed,
 		// unless the command that stopped it was the input's last: xargs
 		// meets that one in its wait at exit, where the abort's status
 		// stands (findutils' wait_for_proc_all).
 		return xargsFailed
 	case o.xargsAbort != nil:
-		return xargsAbortStatus[o.xargsAbort.why]
+		return xargsAbortStatus[o.xargsAbort.Why]
 	}
 	return exitOK
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"syscall"
 	"testing"
+
+	"fan/runner"
 )
 
 // TestXargsStatus checks the --xargs column of the exit status table,
@@ -16,12 +18,12 @@ func TestXargsStatus(t *testing.T) {
 	}{
 		{outcome{xargs: true}, 0},
 		{outcome{xargs: true, xargsFailed: true}, 123},
-		{outcome{xargs: true, xargsAbort: &xargsAbort{why: abortExit255}}, 124},
-		{outcome{xargs: true, xargsAbort: &xargsAbort{why: abortSignal}}, 125},
-		{outcome{xargs: true, xargsAbort: &xargsAbort{why: abortNoExec}}, 126},
-		{outcome{xargs: true, xargsAbort: &xargsAbort{why: abortNotFound}}, 127},
+		{outcome{xargs: true, xargsAbort: &runner.XargsAbort{Why: runner.XargsExit255}}, 124},
+		{outcome{xargs: true, xargsAbort: &runner.XargsAbort{Why: runner.XargsSignal}}, 125},
+		{outcome{xargs: true, xargsAbort: &runner.XargsAbort{Why: runner.XargsNoExec}}, 126},
+		{outcome{xargs: true, xargsAbort: &runner.XargsAbort{Why: runner.XargsNotFound}}, 127},
 		// as xargs: a command that failed before the stop decides
-		{outcome{xargs: true, xargsFailed: true, xargsAbort: &xargsAbort{why: abortExit255}}, 123},
+		{outcome{xargs: true, xargsFailed: true, xargsAbort: &runner.XargsAbort{Why: runner.XargsExit255}}, 123},
 		{outcome{xargs: true, err: &inputError{errors.New("unmatched quote")}}, 1},
 		{outcome{xargs: true, err: usageErrorf("bad")}, 1},
 		{outcome{err: &usageError{msg: "unknown flag", xargs: true}}, 1},

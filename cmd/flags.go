@@ -1,9 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/spf13/pflag"
 
 	"fan/runner"
@@ -26,73 +23,73 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 
 // addInputFlags: where items come from and how they are split and batched.
 func addInputFlags(f *pflag.FlagSet, o *Options) {
-	f.StringArrayVarP(&o.ArgFiles, "arg-file", "a", nil, "read items from `FILE` (- is stdin); repeatable")
-	f.BoolVarP(&o.Null, "null", "0", false, "items end with a NUL byte, not a newline")
-	f.StringVarP(&o.Delimiter, "delimiter", "d", "", "items end with `DELIM` (\\n \\t \\0 \\\\ \\xHH understood)")
-	f.StringVarP(&o.Colsep, "colsep", "C", "", "split each item into columns {1} {2} ... at `REGEX` (and trim them: see --trim)")
-	f.StringVar(&o.Trim, "trim", "", "trim white space off each argument: `HOW` is n (none), l (left), r (right) or lr (both; the default with --colsep)")
-	f.BoolVarP(&o.NoRunIfEmpty, "no-run-if-empty", "r", false, "skip items that are empty or only blanks")
-	f.IntVarP(&o.MaxArgs, "max-args", "n", 0, "put up to `N` items in each job ({} is all, {1}..{N} each; 0: one item per job, not passed)")
-	f.IntVarP(&o.MaxReplace, "max-replace-args", "N", 0, "as -n `N`, and a word holding {} beside other text is repeated for each item, as with -X")
-	f.StringVar(&o.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
-	f.StringVar(&o.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
-	f.BoolVar(&o.Link, "link", false, "zip several input sources instead of combining every item of each")
+	f.StringArrayVarP(&o.Input.ArgFiles, "arg-file", "a", nil, "read items from `FILE` (- is stdin); repeatable")
+	f.BoolVarP(&o.Input.Null, "null", "0", false, "items end with a NUL byte, not a newline")
+	f.StringVarP(&o.Input.Delimiter, "delimiter", "d", "", "items end with `DELIM` (\\n \\t \\0 \\\\ \\xHH understood)")
+	regexpVarP(f, &o.Input.Colsep, "colsep", "C", "split each item into columns {1} {2} ... at `REGEX` (and trim them: see --trim)")
+	trimVar(f, &o.Input.Trim, "trim", "trim white space off each argument: `HOW` is n (none), l (left), r (right) or lr (both; the default with --colsep)")
+	f.BoolVarP(&o.Input.NoRunIfEmpty, "no-run-if-empty", "r", false, "skip items that are empty or only blanks")
+	intVarP(f, &o.Input.MaxArgs, "max-args", "n", 0, "--max-args: %d is negative (try -n 2)", "put up to `N` items in each job ({} is all, {1}..{N} each; 0: one item per job, not passed)")
+	intVarP(f, &o.Input.MaxReplace, "max-replace-args", "N", 0, "--max-replace-args: %d is negative (try -N 2)", "as -n `N`, and a word holding {} beside other text is repeated for each item, as with -X")
+	f.StringVar(&o.Input.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
+	f.StringVar(&o.Input.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
+	f.BoolVar(&o.Input.Link, "link", false, "zip several input sources instead of combining every item of each")
 }
 
 // addCommandFlags: how each job's command is built.
 func addCommandFlags(f *pflag.FlagSet, o *Options) {
-	f.StringVarP(&o.Replace, "replace", "I", "", "use `STR` instead of {} for the whole item")
-	f.BoolVarP(&o.Quote, "quote", "q", false, "keep each word of the command one word as given, shell characters and all ({} still works)")
-	f.StringVar(&o.WorkDir, "workdir", "", "run each job in `DIR`, made if missing (it may hold {} and the like; also --wd)")
-	f.StringVar(&o.Shell, "shell", "/bin/sh", "run commands that need a shell with `PATH`")
-	f.BoolVar(&o.DryRun, "dry-run", false, "print the commands instead of running them")
-	f.BoolVarP(&o.Verbose, "verbose", "t", false, "print each command on stderr before it runs")
+	f.StringVarP(&o.Runner.Replace, "replace", "I", "", "use `STR` instead of {} for the whole item")
+	f.BoolVarP(&o.Runner.Quote, "quote", "q", false, "keep each word of the command one word as given, shell characters and all ({} still works)")
+	f.StringVar(&o.Runner.WorkDir, "workdir", "", "run each job in `DIR`, made if missing (it may hold {} and the like; also --wd)")
+	f.StringVar(&o.Runner.Shell, "shell", "/bin/sh", "run commands that need a shell with `PATH`")
+	f.BoolVar(&o.Runner.DryRun, "dry-run", false, "print the commands instead of running them")
+	f.BoolVarP(&o.Output.Verbose, "verbose", "t", false, "print each command on stderr before it runs")
 }
 
 // addExecFlags: how many jobs run, and how they are timed, retried and
 // stopped.
 func addExecFlags(f *pflag.FlagSet, o *Options) {
-	f.StringVarP(&o.Jobs, "jobs", "j", "", "run `N` jobs at once: N, N% or +N/-N of the CPUs, 0 = no limit (default: CPU count)")
-	f.StringVarP(&o.Jobs, "max-procs", "P", "", "same as --jobs")
+	jobsVarP(f, &o.Runner.Jobs, "jobs", "j", "run `N` jobs at once: N, N% or +N/-N of the CPUs, 0 = no limit (default: CPU count)")
+	jobsVarP(f, &o.Runner.Jobs, "max-procs", "P", "same as --jobs")
 	f.Lookup("max-procs").Hidden = true
-	f.StringVar(&o.TermSeq, "termseq", runner.DefaultTermSeq, "how to stop a job: `SEQ` of signals and milliseconds to wait")
-	f.StringVar(&o.Timeout, "timeout", "", "kill a job running longer than `D` (30, 1.5s, 2m, 1m30, 1d2h, 250ms, or N% of the median runtime)")
-	f.IntVar(&o.Retries, "retries", 0, "run a failing job up to `N` times in all")
-	f.StringVar(&o.RetryDelay, "retry-delay", "", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
-	f.StringVar(&o.Delay, "delay", "", "start jobs at least `D` apart")
-	f.StringVar(&o.DrainTimeout, "drain-timeout", "", "after Ctrl-C, let running jobs finish for at most `D`, then stop them")
-	f.StringVar(&o.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
+	termSeqVar(f, &o.Runner.TermSeq, "termseq", runner.DefaultTermSeq, "how to stop a job: `SEQ` of signals and milliseconds to wait")
+	timeoutVar(f, &o.Runner.Timeout, "timeout", "kill a job running longer than `D` (30, 1.5s, 2m, 1m30, 1d2h, 250ms, or N% of the median runtime)")
+	intVarP(f, &o.Runner.Retries, "retries", "", 0, "--retries: %d is negative (try --retries 3)", "run a failing job up to `N` times in all")
+	durationVar(f, &o.Runner.RetryDelay, "retry-delay", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
+	durationVar(f, &o.Runner.Delay, "delay", "start jobs at least `D` apart")
+	durationVar(f, &o.DrainTimeout, "drain-timeout", "after Ctrl-C, let running jobs finish for at most `D`, then stop them")
+	haltVar(f, &o.Runner.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
 }
 
 // addOutputFlags: how job output reaches fan's stdout and stderr.
 func addOutputFlags(f *pflag.FlagSet, o *Options) {
-	f.BoolVarP(&o.KeepOrder, "keep-order", "k", false, "write results in input order (jobs still run in parallel)")
-	f.BoolVar(&o.Group, "group", true, "write each job's output whole when it ends")
-	f.BoolVarP(&o.Ungroup, "ungroup", "u", false, "let jobs write straight to stdout and stderr (fastest; lines may mix)")
-	f.BoolVar(&o.LineBuffer, "line-buffer", false, "write whole lines as jobs produce them (lines never mix)")
-	f.BoolVar(&o.LineBuffer, "lb", false, "same as --line-buffer")
-	f.BoolVar(&o.Tag, "tag", false, "start each output line with the job's input and a tab")
-	f.StringVar(&o.TagString, "tagstring", "", "start each output line with `STR` (replacement strings allowed) and a tab")
-	f.StringVar(&o.Results, "results", "", "also save each job's stdout, stderr and exit status under `DIR` (or in files named by DIR, when it holds {}; or as rows of DIR alone, when it ends in .csv, .tsv or .json)")
-	f.StringVar(&o.TmpDir, "tmpdir", "", "keep captured job output in `DIR`, and give jobs TMPDIR=DIR (default: $TMPDIR, else /tmp)")
+	f.BoolVarP(&o.Output.KeepOrder, "keep-order", "k", false, "write results in input order (jobs still run in parallel)")
+	f.BoolVar(&o.Output.Group, "group", true, "write each job's output whole when it ends")
+	f.BoolVarP(&o.Output.Ungroup, "ungroup", "u", false, "let jobs write straight to stdout and stderr (fastest; lines may mix)")
+	f.BoolVar(&o.Output.LineBuffer, "line-buffer", false, "write whole lines as jobs produce them (lines never mix)")
+	f.BoolVar(&o.Output.LineBuffer, "lb", false, "same as --line-buffer")
+	f.BoolVar(&o.Output.Tag, "tag", false, "start each output line with the job's input and a tab")
+	escapedVar(f, &o.Output.TagString, "tagstring", "start each output line with `STR` (replacement strings allowed) and a tab")
+	f.StringVar(&o.Output.Results, "results", "", "also save each job's stdout, stderr and exit status under `DIR` (or in files named by DIR, when it holds {}; or as rows of DIR alone, when it ends in .csv, .tsv or .json)")
+	f.StringVar(&o.Output.TmpDir, "tmpdir", "", "keep captured job output in `DIR`, and give jobs TMPDIR=DIR (default: $TMPDIR, else /tmp)")
 }
 
 // addBookkeepingFlags: the records fan keeps of a run.
 func addBookkeepingFlags(f *pflag.FlagSet, o *Options) {
-	f.StringVar(&o.Failures, "failures", "", "write every item that did not succeed to `FILE` (and FILE.jsonl), ready for fan -a FILE")
-	f.StringVar(&o.Joblog, "joblog", "", "log each job to `FILE` in GNU parallel's format (+FILE appends)")
-	f.BoolVar(&o.Resume, "resume", false, "with --joblog: skip the jobs the log shows as run")
-	f.BoolVar(&o.ResumeFailed, "resume-failed", false, "with --joblog: skip the jobs the log shows as succeeded, re-run the failed ones")
+	f.StringVar(&o.Output.Failures, "failures", "", "write every item that did not succeed to `FILE` (and FILE.jsonl), ready for fan -a FILE")
+	joblogVar(f, &o.Output.Joblog, "joblog", "log each job to `FILE` in GNU parallel's format (+FILE appends)")
+	f.BoolVar(&o.Output.Resume, "resume", false, "with --joblog: skip the jobs the log shows as run")
+	f.BoolVar(&o.Output.ResumeFailed, "resume-failed", false, "with --joblog: skip the jobs the log shows as succeeded, re-run the failed ones")
 }
 
 // addTerminalFlags: what fan shows on the terminal besides the jobs' output
 // (progress, colors), and its shell completions.
 func addTerminalFlags(f *pflag.FlagSet, o *Options) {
-	f.BoolVar(&o.Bar, "bar", false, "show a progress bar on stderr, even when stderr is not a terminal (default: on a terminal only)")
-	f.BoolVar(&o.NoBar, "no-bar", false, "never show the progress bar")
-	f.BoolVar(&o.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta")
-	f.BoolVar(&o.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
-	f.StringVar(&o.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
+	f.BoolVar(&o.Output.Display.Bar, "bar", false, "show a progress bar on stderr, even when stderr is not a terminal (default: on a terminal only)")
+	f.BoolVar(&o.Output.Display.NoBar, "no-bar", false, "never show the progress bar")
+	f.BoolVar(&o.Output.Display.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta")
+	f.BoolVar(&o.Output.Display.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
+	colorVar(f, &o.Output.Display.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.StringVar(&o.Completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
 	// GNU parallel's ways to silence its citation notice, which fan does
 	// not print: taken and ignored, so that scripts written for parallel
@@ -109,18 +106,18 @@ func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 // earlier).
 func addXargsFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Xargs, "xargs", false, "be GNU xargs: split input on blanks with its quoting, pack items, exec without a shell, its exit codes (default -P 1)")
-	f.BoolVarP(&o.PackContext, "context-replace", "X", false, "put as many items in each job as fit (the last spread over the job slots); a word holding {} is repeated for each")
-	f.BoolVarP(&o.PackMulti, "multi-args", "m", false, "put as many items in each job as fit (the last spread over the job slots); {} is all of them")
-	f.IntVarP(&o.MaxLines, "max-lines", "L", 0, "put `N` input lines in each job (a line ending with a blank goes on with the next)")
-	f.IntVarP(&o.MaxChars, "max-chars", "s", 0, "limit each command line to `N` characters")
-	f.BoolVarP(&o.Exact, "exit", "x", false, "fail when the items -n or -L put in a job do not fit in -s")
-	f.StringVarP(&o.EOFString, "eof", "E", "", "input ends at an item equal to `STR` (it and the rest do not run)")
-	f.StringVar(&o.ProcessSlotVar, "process-slot-var", "", "set the environment variable `NAME` to the job's slot, counted from 0")
+	f.BoolVarP(&o.Input.PackContext, "context-replace", "X", false, "put as many items in each job as fit (the last spread over the job slots); a word holding {} is repeated for each")
+	f.BoolVarP(&o.Input.PackMulti, "multi-args", "m", false, "put as many items in each job as fit (the last spread over the job slots); {} is all of them")
+	intVarP(f, &o.Input.MaxLines, "max-lines", "L", 0, "--max-lines: %d is negative (try -L 1)", "put `N` input lines in each job (a line ending with a blank goes on with the next)")
+	intVarP(f, &o.Input.MaxChars, "max-chars", "s", 1, "--max-chars: %d is not a size (try -s 4096)", "limit each command line to `N` characters")
+	f.BoolVarP(&o.Input.Exact, "exit", "x", false, "fail when the items -n or -L put in a job do not fit in -s")
+	f.StringVarP(&o.Input.EOF, "eof", "E", "", "input ends at an item equal to `STR` (it and the rest do not run)")
+	f.StringVar(&o.Runner.ProcessSlotVar, "process-slot-var", "", "set the environment variable `NAME` to the job's slot, counted from 0")
 	f.BoolVar(&o.ShowLimits, "show-limits", false, "print the command-line size limits on stderr before running")
-	o.last = map[string]int{}
+	o.given = map[string]int{}
 	for _, name := range []string{"max-args", "max-replace-args", "max-lines", "replace", "max-chars", "delimiter", "shell"} {
 		fl := f.Lookup(name)
-		fl.Value = &ordered{Value: fl.Value, name: name, last: o.last}
+		fl.Value = &ordered{Value: fl.Value, name: name, last: o.given}
 	}
 }
 
@@ -129,37 +126,20 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 // parallel; xargs's -d refuses it on its own).
 var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true, "delimiter": true}
 
-// refuseEmpty fails on a string flag given an empty value, such as an
-// empty -j or --halt, which would otherwise quietly mean the default, as if
-// it had not been given.
+// refuseEmpty fails on a plain string flag (--results, --shell...) given
+// an empty value, which would otherwise quietly mean the default, as if it
+// had not been given. The typed flags (values.go) refuse one as they are
+// read.
 func refuseEmpty(f *pflag.FlagSet, xargs bool) error {
 	var err error
 	f.Visit(func(fl *pflag.Flag) {
 		if err == nil && fl.Value.Type() == "string" && fl.Value.String() == "" && !mayBeEmpty[fl.Name] {
-			err = &usageError{msg: fmt.Sprintf("--%s: the value is empty (give one, see fan --help)", fl.Name), xargs: xargs}
+			e := emptyError(fl.Name)
+			e.xargs = xargs
+			err = e
 		}
 	})
 	return err
-}
-
-// decimalInts makes every int flag take decimal digits only, as GNU
-// parallel's and xargs's do (pflag alone would read -n 0x10 as 16).
-func decimalInts(f *pflag.FlagSet) {
-	f.VisitAll(func(fl *pflag.Flag) {
-		if fl.Value.Type() == "int" {
-			fl.Value = decimal{fl.Value}
-		}
-	})
-}
-
-// decimal is an int flag value that refuses anything but decimal digits.
-type decimal struct{ pflag.Value }
-
-func (d decimal) Set(s string) error {
-	if _, err := strconv.Atoi(s); err != nil {
-		return err // a *strconv.NumError: see flagErrorText
-	}
-	return d.Value.Set(s)
 }
 
 // ordered is a flag value that records when it was last set.

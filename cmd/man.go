@@ -42,8 +42,7 @@ type ManHead func(c *cobra.Command, version string, date time.Time, w io.Writer)
 // command's flags, grouped as flags.go registers them; the other sections
 // are written out in man.go and man_sections.go.
 func WriteManPage(w io.Writer, head ManHead) error {
-	var status int
-	c := NewCommand(os.Stdin, os.Stdout, os.Stderr, &status)
+	c := NewCommand(Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, nil, nil)
 	c.Long = description
 	c.Example = ""
 	c.DisableAutoGenTag = true

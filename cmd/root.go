@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,19 +18,38 @@ import (
 const Version = "0.1.0"
 
 // Main runs fan with the given arguments and streams, and returns its exit
-// status.
+// status. It is the one place that reads the process's environment.
 func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
-	var status int
-	c := NewCommand(stdin, stdout, stderr, &status)
-	c.SetArgs(xargsOptionalForms(c.Flags(), args))
-	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
-		plainUsages(c) // a completion script is asking: see plainUsages
-	}
-	if err := c.Execute(); err != nil {
+	status := 0
+	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr}, Env(os.Environ()), func(cfg *Config) error {
+		status = report(cfg, run(cfg))
+		return nil
+	})
+	if err := execute(c, args); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
 		return exitStatus(outcome{err: err})
 	}
 	return status
+}
+
+// execute runs the command c, built by NewCommand, on args. It first
+// rewrites xargs's optional-argument forms, which pflag cannot parse. A
+// flag's value refused as it was read counts as refused under --xargs
+// (xargs's exit status) when --xargs is among the flags, even after it,
+// as it did when values were checked after parsing.
+func execute(c *cobra.Command, args []string) error {
+	f := c.Flags()
+	rewritten, xargs := xargsOptionalForms(f, args)
+	c.SetArgs(rewritten)
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		plainUsages(c) // a completion script is asking: see plainUsages
+	}
+	err := c.Execute()
+	var ue *usageError
+	if errors.As(err, &ue) && ue.parsed {
+		ue.xargs = ue.xargs || xargs
+	}
+	return err
 }
 
 // flagErrorText is the message for a flag the parser refused: for a
@@ -46,9 +64,17 @@ func flagErrorText(err error) string {
 	return err.Error()
 }
 
-// NewCommand builds fan's cobra command. Running it stores fan's exit status
-// in *status.
-func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Command {
+// RunFunc runs fan on a checked command line. Main passes the real run; a
+// test passes one that keeps the Config, to see what argv turned into
+// without running anything.
+type RunFunc func(*Config) error
+
+// NewCommand builds fan's cobra command over the streams and the
+// environment env (os.Environ() in production). Running it parses the
+// flags into Options, each into a typed value as it is read, checks them
+// (check), and hands the checked Config to runF. A refused flag or
+// command line is the error it returns.
+func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 	o := &Options{}
 	c := &cobra.Command{
 		Use:     "fan [flags] [command [args...]] [::: items...] [:::: files...]",
@@ -62,37 +88,20 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 				return err
 			}
 			if o.Completion != "" {
-				return writeCompletion(c, o.Completion, stdout)
+				return writeCompletion(c, o.Completion, streams.Out)
 			}
-			if o.Xargs {
-				o.Command = args // xargs knows no ::: or ::::
-			} else {
-				if o.ArgSep == o.ArgFileSep {
-					return usageErrorf("--arg-sep and --arg-file-sep are both %q: lists of items and of files could not be told apart (give two different separators)", o.ArgSep)
+			if err := o.takeArgs(args); err != nil {
+				return err
+			}
+			cfg, err := check(o, streams, env)
+			if err != nil {
+				var ue *usageError
+				if errors.As(err, &ue) {
+					ue.xargs = o.Xargs
 				}
-				o.Command, o.Sources = splitArgs(args, separators{items: o.ArgSep, files: o.ArgFileSep})
+				return err
 			}
-			o.NoArgs = o.MaxArgs == 0 && c.Flags().Changed("max-args")
-			res := run(o, stdin, stdout, stderr)
-			*status = exitStatus(res)
-			if errors.Is(res.err, syscall.EPIPE) {
-				return nil // the reader went away: leave quietly
-			}
-			if res.err != nil {
-				fmt.Fprintf(stderr, "fan: %v\n", res.err)
-			}
-			if res.xargsAbort != nil {
-				fmt.Fprintln(stderr, res.xargsAbort.msg)
-			}
-			s := res.stats
-			if o.Xargs && !res.interrupted && o.Failures == "" {
-				return nil // xargs prints no summary
-			}
-			if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
-				term, _ := o.terminal(stderr, os.Getenv) // checked by run
-				fmt.Fprintln(stderr, term.palette.Summary(s, o.Failures))
-			}
-			return nil
+			return runF(cfg)
 		},
 		SilenceErrors:         true,
 		SilenceUsage:          true,
@@ -100,16 +109,34 @@ func NewCommand(stdin io.Reader, stdout, stderr *os.File, status *int) *cobra.Co
 	}
 	c.CompletionOptions.DisableDefaultCmd = true
 	c.SetVersionTemplate("fan {{.Version}}\n")
-	c.SetOut(stdout)
-	c.SetErr(stderr)
+	c.SetOut(streams.Out)
+	c.SetErr(streams.Err)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		var ue *usageError
+		if errors.As(err, &ue) { // a typed value's own message
+			return &usageError{msg: ue.msg, xargs: o.Xargs, parsed: true}
+		}
 		return &usageError{msg: flagErrorText(err) + " (see fan --help)", xargs: o.Xargs}
 	})
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command is the command's
 	f.SortFlags = false
 	addFlags(f, o)
-	decimalInts(f)
 	registerCompletions(c)
 	return c
+}
+
+// takeArgs parses the positional arguments: the command's words, then
+// the ::: and :::: sources (xargs knows none: all are the command's).
+func (o *Options) takeArgs(args []string) error {
+	if o.Xargs {
+		o.Runner.Command = args
+		return nil
+	}
+	in := &o.Input
+	if in.ArgSep == in.ArgFileSep {
+		return usageErrorf("--arg-sep and --arg-file-sep are both %q: lists of items and of files could not be told apart (give two different separators)", in.ArgSep)
+	}
+	o.Runner.Command, in.Sources = splitArgs(args, separators{items: in.ArgSep, files: in.ArgFileSep})
+	return nil
 }

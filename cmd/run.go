@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -23,8 +20,8 @@ import (
 const defaultWindow = 4096
 
 // window is FAN_WINDOW if it is a positive number, else defaultWindow.
-func window() int {
-	if n, err := strconv.Atoi(os.Getenv("FAN_WINDOW")); err == nil && n > 0 {
+func window(env Env) int {
+	if n, err := strconv.Atoi(env.Get("FAN_WINDOW")); err == nil && n > 0 {
 		return n
 	}
 	return defaultWindow
@@ -52,36 +49,27 @@ func (s *stops) cancelAll() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
 const maxQueue = 4096
 
 // run wires the three stages together and runs them to the end.
-func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
-	failed := func(err error) outcome { return outcome{err: err, xargs: o.Xargs} }
-	c, err := o.check()
-	if err != nil {
-		return failed(err)
-	}
-	term, err := o.terminal(stderr, os.Getenv)
-	if err != nil {
-		return failed(err)
-	}
-	if term.auto && c.readsStdin() && output.IsTerminalInput(stdin) {
+func run(c *Config) outcome {
+	failed := func(err error) outcome { return outcome{err: err, xargs: c.Xargs} }
+	stdin, stderr := c.Streams.In, c.Streams.Err
+	term := c.display()
+	if term.Auto && slices.ContainsFunc(c.sources, input.SourceSpec.ReadsStdin) && output.IsTerminalInput(stdin) {
 		// The items are typed at the terminal: a bar would be drawn over
 		// what is being typed.
-		term.progress, term.auto = output.ProgressNone, false
+		term.Progress, term.Auto = output.ProgressNone, false
 	}
-	env := jobEnv(os.Environ())
-	if o.TmpDir != "" {
-		env = setEnv(env, "TMPDIR", o.TmpDir) // as GNU parallel's --tmpdir
-	}
-	lim := computeLimits(env, o.ProcessSlotVar)
+	env := runner.BaseEnv(c.Env, c.Output.TmpDir)
+	lim := runner.NewArgLimits(env, c.Runner.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%
-	reader, closeInput, err := openReader(o, c, stdin, lim, &counted)
+	reader, closeInput, err := openReader(c, lim, &counted)
 	if err != nil {
 		return failed(err)
 	}
 	defer closeInput()
-	if o.ShowLimits {
-		lim.show(stderr) // before the sink owns stderr
+	if c.ShowLimits {
+		lim.Show(stderr) // before the sink owns stderr
 	}
-	books, err := openBooks(o, c, stdin, stdout)
+	books, err := openBooks(c)
 	if err != nil {
 		return failed(err)
 	}
@@ -89,32 +77,32 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	st := newStops()
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
-	pool, fit, err := newPool(o, c, env, books, st)
+	pool, budget, err := newPool(c, env, books, st)
 	if err != nil {
-		books.close(false)
+		books.Close(false)
 		return failed(err)
 	}
-	if c.jobs > 0 && pool.Jobs < c.jobs && !o.DryRun {
-		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, fit.limited)
+	if c.jobs > 0 && pool.Jobs < c.jobs && !c.Runner.DryRun {
+		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, budget.LimitedBy)
 	}
-	if c.halt.Percent {
+	if c.Runner.Halt.Percent {
 		// As GNU parallel: a percentage of the jobs needs their number.
 		reader.Prefetch = true
 		pool.Total = counted.Read.Load
 	}
-	var watch *xargsWatch
-	if o.Xargs {
-		watch = &xargsWatch{stop: st.stopIntake}
-		pool.Finished = watch.finished
+	var watch *runner.XargsStop
+	if c.Xargs {
+		watch = &runner.XargsStop{Stop: st.stopIntake}
+		pool.Finished = watch.Finished
 	}
-	sink, closeSink, err := newSink(o, c, pool, books, st, stdout, stderr)
+	sink, closeSink, err := newSink(c, pool, books, st)
 	if err != nil {
-		books.close(false)
+		books.Close(false)
 		return failed(err)
 	}
 	defer closeSink()
-	sink.Meter = term.meter(stderr, &counted, c.jobs)
-	sink.Color = term.palette
+	sink.Meter = term.Meter(stderr, &counted, c.jobs)
+	sink.Color = term.Palette
 
 	// The read-ahead: a few items a slot, within bounds that a -j of
 	// millions or none (0) does not turn into an allocation of gigabytes.
@@ -123,23 +111,23 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 		queue = min(4*c.jobs, maxQueue)
 	}
 	items := make(chan input.Item, queue)
-	stream := runner.NewStream(fit.buffered)
-	if !o.DryRun {
+	stream := runner.NewStream(budget.Buffered)
+	if !c.Runner.DryRun {
 		local, err := runner.NewLocal()
 		if err != nil {
-			books.close(false)
+			books.Close(false)
 			return failed(err)
 		}
 		defer local.Close()
-		local.FewThreads, local.Notify = fit.lowProcs, stream.Notify
+		local.FewThreads, local.Notify = budget.FewThreads, stream.Notify
 		pool.Exec = local
 	}
 	notify := stream.Notify
 	pool.OnHalt = func(h *runner.Halted) {
 		halted.Store(h)
-		notify(h.Message(c.halt, pool.Running()))
+		notify(h.Message(c.Runner.Halt, pool.Running()))
 		st.stopIntake()
-		if c.halt.Now {
+		if c.Runner.Halt.Now {
 			st.terminateJobs()
 		}
 	}
@@ -167,14 +155,14 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 	// A run that stopped on bad input before any item was read leaves the
 	// books as they were.
 	ranAtAll := err == nil || stats.Read()+stats.Skipped > 0
-	if cerr := books.close(ranAtAll); err == nil && cerr != nil {
+	if cerr := books.Close(ranAtAll); err == nil && cerr != nil {
 		err = cerr
 	}
-	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.halt, xargs: o.Xargs}
+	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.Runner.Halt, xargs: c.Xargs}
 	if watch != nil {
-		res.xargsAbort, res.xargsFailed = watch.result()
+		res.xargsAbort, res.xargsFailed = watch.Result()
 		if a := res.xargsAbort; a != nil {
-			a.last = rerr == nil && a.seq == stats.Read()
+			a.Last = rerr == nil && a.Seq == stats.Read()
 		}
 		var ie *inputError
 		if res.xargsAbort != nil && errors.As(res.err, &ie) {
@@ -188,27 +176,28 @@ func run(o *Options, stdin io.Reader, stdout, stderr *os.File) outcome {
 
 // openReader opens the input sources (so that an unreadable file is an
 // error before any job starts) and builds the input stage over them.
-func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *output.Intake) (*input.Reader, func(), error) {
+func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input.Reader, func(), error) {
+	stdin := c.Streams.In
 	var srcs []input.Source
 	var gates []input.Closer
 	var lines input.LineReader
 	var closeInput func()
-	if o.Xargs {
+	if c.Xargs {
 		in, closeIn, err := xargsInput(c, stdin)
 		if err != nil {
 			return nil, nil, err
 		}
 		g := input.NewGate(in)
 		gates = []input.Closer{g}
-		lines, closeInput = xargsLines(g, o, c), closeIn
+		lines, closeInput = xargsLines(g, c), closeIn
 	} else {
 		var err error
-		if srcs, gates, closeInput, err = openSources(c.sources, c.delim, stdin); err != nil {
-			return nil, nil, err
+		if srcs, gates, closeInput, err = input.OpenSources(c.sources, c.delim, stdin); err != nil {
+			return nil, nil, &inputError{err}
 		}
 	}
-	reader := &input.Reader{Sources: srcs, Gates: gates, Link: o.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: o.MaxArgs, NoArgs: o.NoArgs,
-		SkipBlank: o.NoRunIfEmpty && !o.Xargs, EOF: o.EOFString, Count: &counted.Read}
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.Input.Colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
+		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
 		if _, ok := lines.(*input.XargsSplitter); ok {
@@ -218,79 +207,57 @@ func openReader(o *Options, c *config, stdin io.Reader, lim argLimits, counted *
 	return reader, closeInput, nil
 }
 
-// eventBuffer is how many events may wait for the sink: about one a job.
-func eventBuffer(jobs int) int { return min(max(jobs, 16), maxQueue) }
-
-// newPool builds the runner stage. When --halt fires, it records how the
-// run stood in halted and stops the intake (and, with now, the jobs).
-// -j is fitted to the open-file and process limits; limited says which
-// one lowered it.
-func newPool(o *Options, c *config, env []string, books *books, st *stops) (pool *runner.Pool, fit fitted, err error) {
-	fdLimit, reserve, perJob := openFileLimit(), 0, descriptorsPerJob(o)
-	if !o.DryRun {
-		reserve = descriptorReserve(fdLimit)
-		// A job's own descriptors, two for its result, two for the fork.
-		if need := reserve + perJob + 4; fdLimit < need {
-			return nil, fit, usageErrorf("the open-file limit (ulimit -n %d) is too low: fan needs about %d for itself and one job (raise it: ulimit -n %d)", fdLimit, need, max(need, 64))
-		}
+// newPool builds the runner stage, with -j fitted to the open-file and
+// process limits (the budget says which one lowered it, and how many
+// events may wait for the sink).
+func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.Pool, runner.Budget, error) {
+	b, err := runner.FitBudget(runner.BudgetRequest{
+		Jobs: c.jobs, Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
+		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs),
+	})
+	if err != nil {
+		return nil, b, err
 	}
-	// Results on their way to the sink (the events buffer) hold their
-	// output files too: their descriptors are kept aside.
-	buffered := min(eventBuffer(c.jobs), max(0, fdLimit-reserve)/8)
-	jobs, win := fitDescriptors(fdLimit, reserve+2*buffered, c.jobs, window()+c.jobs, perJob, o.KeepOrder)
-	limited := fmt.Sprintf("the open-file limit (ulimit -n %d)", fdLimit)
-	room, nproc, lowProcs := processRoom(jobs, tasksPerJob)
-	if lowProcs {
-		if n := fitProcesses(jobs, tasksPerJob, room); n < jobs || jobs == 0 {
-			jobs, limited = n, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
-		}
-	}
-	pool = &runner.Pool{
-		Jobs:       jobs,
+	pool := &runner.Pool{
+		Jobs:       b.Jobs,
 		Template:   c.template,
 		Env:        env,
-		WorkDir:    workDir(o),
-		SlotVar:    o.ProcessSlotVar,
-		DryRun:     o.DryRun,
-		TermSeq:    c.termSeq,
-		KeepOrder:  o.KeepOrder,
-		Window:     win,
-		Announce:   o.Verbose && !o.DryRun,
-		Live:       o.LineBuffer,
-		Timeout:    c.timeout,
-		Retries:    o.Retries,
-		RetryDelay: c.retryGap,
-		Delay:      c.delay,
-		Halt:       c.halt,
-		Skip:       books.skip,
+		WorkDir:    c.workDir(),
+		SlotVar:    c.Runner.ProcessSlotVar,
+		DryRun:     c.Runner.DryRun,
+		TermSeq:    c.Runner.TermSeq,
+		KeepOrder:  c.Output.KeepOrder,
+		Window:     b.Window,
+		Announce:   c.Output.Verbose && !c.Runner.DryRun,
+		Live:       c.lineBuffer,
+		Timeout:    c.Runner.Timeout,
+		Retries:    c.Runner.Retries,
+		RetryDelay: c.Runner.RetryDelay,
+		Delay:      c.Runner.Delay,
+		Halt:       c.Runner.Halt,
+		Skip:       books.Skip,
 		Kill:       st.kill,
 	}
-	return pool, fitted{limited: limited, lowProcs: lowProcs, buffered: buffered}, nil
+	return pool, b, nil
 }
 
-// fitted is how newPool fitted the run to the system's limits: which limit
-// lowered -j (limited), whether processes are short (lowProcs: jobs wait
-// for their exit without a thread each), and how many events may wait for
-// the sink (buffered), whose descriptors it kept aside.
-type fitted struct {
-	limited  string
-	lowProcs bool
-	buffered int
-}
+// eventBuffer is how many events may wait for the sink: about one a job.
+func eventBuffer(jobs int) int { return min(max(jobs, 16), maxQueue) }
 
 // newSink builds the output stage and the spool files it shares with the
 // pool. A write error of fan's own stops the run. The returned function
 // closes the spool. It fails when no temporary file can be made, before
 // any job starts, rather than failing every job.
-func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, stdout, stderr *os.File) (*output.Sink, func(), error) {
+func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*output.Sink, func(), error) {
 	var writeErr sync.Once
+	o := &c.Output
 	sink := &output.Sink{
-		Stdout: stdout, Stderr: stderr, KeepOrder: o.KeepOrder,
-		LineBuffer: o.LineBuffer,
+		Stdout: c.Streams.Out, Stderr: c.Streams.Err, KeepOrder: o.KeepOrder,
+		LineBuffer: c.lineBuffer,
 		Ungrouped:  o.Ungroup,
-		Tag:        o.tagger(),
-		Joblog:     books.joblog,
-		Failures:   books.failures,
+		Tag:        c.tagger(),
+		Joblog:     books.Joblog,
+		Failures:   books.Failures,
 		OnError: func(error) {
 			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},
@@ -298,7 +265,7 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 	closeSpool := func() {}
 	if !o.Ungroup {
 		keep := 2*c.jobs + 8
-		if o.LineBuffer {
+		if c.lineBuffer {
 			keep = 0 // the sink reads a job's files after the pool gives them back
 		}
 		spool := output.NewSpool(o.TmpDir, keep)
@@ -310,74 +277,38 @@ func newSink(o *Options, c *config, pool *runner.Pool, books *books, st *stops, 
 		pool.Spool, sink.Spool = spool, spool
 		closeSpool = spool.Close
 	}
-	switch name := runner.NewText(o.Results, o.Replace); {
+	switch name := runner.NewText(o.Results, c.replace); {
 	case o.Results == "":
 	case output.IsResultsTable(o.Results):
 		// --results NAME.csv: rows of one file, opened with the books
 		// (none for a dry run), which take the job output in its place.
-		if books.table != nil {
-			sink.Results = books.table
+		if books.Table != nil {
+			sink.Results = books.Table
 		}
 	case name.Varies():
 		// --results 'out/{}': files named per job; their directories are
 		// made as jobs end.
 		sink.Results = &output.Results{Name: name}
 	default:
-		// Made now, so that a path fan cannot use fails before any job
-		// runs, as GNU parallel's does.
-		err := os.MkdirAll(o.Results, 0o755)
-		if err == nil {
-			// An existing directory fan cannot write in (read-only, not
-			// its own) fails here too, not job by job.
-			err = usableDir(o.Results)
-		}
-		if err != nil {
+		if err := output.MakeResultsDir(o.Results); err != nil {
 			closeSpool()
-			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, unwrapPath(err))
+			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
-		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
+		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.Input.Colsep}
 	}
 	return sink, closeSpool, nil
 }
 
 // newDrain builds the signal state machine of the run.
-func newDrain(c *config, pool *runner.Pool, notify func(string), st *stops) *drain {
+func newDrain(c *Config, pool *runner.Pool, notify func(string), st *stops) *drain {
 	return &drain{
-		timeout:    c.drainTimeout,
+		timeout:    c.DrainTimeout,
 		running:    pool.Running,
 		notify:     notify,
 		stopIntake: st.stopIntake,
 		terminate:  st.terminateJobs,
 		kill:       st.killJobs,
 	}
-}
-
-// jobEnv is fan's environment without the job variables of an outer fan
-// or GNU parallel (runner.JobVars), which each job gets its own of.
-func jobEnv(env []string) []string {
-	out := env[:0:0]
-	vars := runner.JobVars()
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(vars, name) {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-// workDir is --workdir as the pool renders it for each job, or nil.
-func workDir(o *Options) *runner.Text {
-	if o.WorkDir == "" || o.WorkDir == "." {
-		return nil // ".": where fan runs, as in GNU parallel
-	}
-	return runner.NewText(o.WorkDir, o.Replace)
-}
-
-// setEnv sets name to value in env, in place of any value it had.
-func setEnv(env []string, name, value string) []string {
-	out := slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
-	return append(out, name+"="+value)
 }
 
 // readError says what went wrong with the input, with the size limit when

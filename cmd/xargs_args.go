@@ -12,9 +12,10 @@ import (
 // -l and --max-lines (-L 1), -lN (-L N), -e and --eof (no end-of-input
 // string) and -eSTR (-E STR). As in xargs, an optional argument must be
 // attached, and a long name may be shortened. Other arguments, and
-// everything from the command on, are left alone.
-func xargsOptionalForms(f *pflag.FlagSet, args []string) []string {
-	end, xargs := 0, false
+// everything from the command on, are left alone. xargs reports whether
+// --xargs is among the flags.
+func xargsOptionalForms(f *pflag.FlagSet, args []string) (out []string, xargs bool) {
+	end := 0
 	for end < len(args) {
 		a := args[end]
 		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
@@ -28,9 +29,9 @@ func xargsOptionalForms(f *pflag.FlagSet, args []string) []string {
 		}
 	}
 	if !xargs {
-		return args
+		return args, false
 	}
-	out := append([]string(nil), args...)
+	out = append([]string(nil), args...)
 	for i := 0; i < end && i < len(out); i++ {
 		a := out[i]
 		switch long := longFlag(f, a); {
@@ -54,7 +55,7 @@ func xargsOptionalForms(f *pflag.FlagSet, args []string) []string {
 			}
 		}
 	}
-	return out
+	return out, true
 }
 
 // xargsOptional are the long options whose value xargs takes only when

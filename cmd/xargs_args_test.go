@@ -7,7 +7,7 @@ import (
 )
 
 func TestXargsOptionalForms(t *testing.T) {
-	f := NewCommand(nil, nil, nil, new(int)).Flags()
+	f := NewCommand(Streams{}, nil, nil).Flags()
 	for in, want := range map[string]string{
 		"--xargs -i echo {}":          "--xargs --replace={} echo {}",
 		"-i --xargs echo":             "--replace={} --xargs echo",
@@ -25,12 +25,15 @@ func TestXargsOptionalForms(t *testing.T) {
 		"--xargs --max-lines --eof echo":    "--xargs --max-lines=1 --eof= echo",
 		"--xargs --max-lines=2 --max-a 3 c": "--xargs --max-lines=2 --max-a 3 c",
 	} {
-		got := strings.Join(xargsOptionalForms(f, strings.Fields(in)), " ")
+		out, _ := xargsOptionalForms(f, strings.Fields(in))
+		got := strings.Join(out, " ")
 		if got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
 	}
-	if args := []string{"--xargs", "-i"}; !slices.Equal(xargsOptionalForms(f, args), []string{"--xargs", "--replace={}"}) || args[1] != "-i" {
+	if args := []string{"--xargs", "-i"}; !slices.Equal(first(xargsOptionalForms(f, args)), []string{"--xargs", "--replace={}"}) || args[1] != "-i" {
 		t.Errorf("the caller's arguments were changed: %q", args)
 	}
 }
+
+func first[T, U any](t T, _ U) T { return t }

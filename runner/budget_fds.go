@@ -1,4 +1,4 @@
-package cmd
+package runner
 
 import (
 	"os"
@@ -32,13 +32,12 @@ func descriptorReserve(limit int) int {
 
 // fitDescriptors makes -j and the -k window fit in limit open files (ulimit
 // -n), so that jobs wait for descriptors rather than fail with "too many
-// open files". A running job holds its pidfd, unless -u the two files its
-// output is captured in, and with --line-buffer the sink's copies of them
-// (perJob); a finished result waiting to be written holds up to two files.
-// Without -k (keepOrder), a few results wait, up to one a job: running
-// jobs get what is left after fan's reserve, perJob and two each. With -k, a
-// window of results waits behind the oldest job: running jobs get half,
-// the window the rest. jobs 0 (no limit) becomes that share too.
+// open files". A running job holds perJob (DescriptorsPerJob); a finished
+// result waiting to be written holds up to two files. Without -k
+// (keepOrder), a few results wait, up to one a job: running jobs get what
+// is left after fan's reserve, perJob and two each. With -k, a window of
+// results waits behind the oldest job: running jobs get half, the window
+// the rest. jobs 0 (no limit) becomes that share too.
 func fitDescriptors(limit, reserve, jobs, window, perJob int, keepOrder bool) (int, int) {
 	avail := max(limit-reserve, 2*perJob)
 	most := max(1, avail/(perJob+2))
@@ -62,15 +61,4 @@ func openFileLimit() int {
 		return 1 << 30
 	}
 	return int(rl.Cur)
-}
-
-// descriptorsPerJob is what one running job holds (see fitDescriptors).
-func descriptorsPerJob(o *Options) int {
-	switch {
-	case o.Ungroup:
-		return 1
-	case o.LineBuffer:
-		return 5
-	}
-	return 3
 }

@@ -1,0 +1,230 @@
+package cmd
+
+import (
+	"os/exec"
+
+	"fan/input"
+	"fan/output"
+	"fan/runner"
+)
+
+// Config is a checked command line: the options as parsed, and what check
+// derived from them for the stages, with the streams and the environment
+// the run uses.
+type Config struct {
+	*Options
+	Streams Streams
+	Env     Env
+
+	jobs       int                // -j for this machine (under --xargs, 1 unless given)
+	delim      []byte             // what ends an item
+	trim       input.Trim         // --trim, or --colsep's default
+	sources    []input.SourceSpec // the -a files, then the positional sources; stdin when none
+	maxArgs    int                // -n, or -N's count
+	noArgs     bool               // -n 0 or -N 0: one job per item, with no argument from it
+	replace    string             // -I, unless under --xargs a later -n or -L cancels it
+	lineBuffer bool               // --line-buffer, unless job output goes to --results rows
+	template   *runner.Template
+	pack       *packSpec // nil unless items are packed (--xargs, -X, -m, -L, -s)
+}
+
+// check validates the options before anything runs and derives what the
+// stages are built from. It reads the environment from env alone (and
+// PATH, through exec.LookPath), and leaves o as it is.
+func check(o *Options, streams Streams, env Env) (*Config, error) {
+	c := &Config{Options: o, Streams: streams, Env: env}
+	var err error
+	if err := c.checkJobs(); err != nil {
+		return nil, err
+	}
+	if c.delim, err = o.Input.delimiter(o.Xargs && o.changed("delimiter")); err != nil {
+		return nil, err
+	}
+	if o.Input.Colsep != nil {
+		c.trim = input.Trim{Left: true, Right: true} // as GNU parallel
+	}
+	if o.Input.Trim != nil {
+		c.trim = *o.Input.Trim
+	}
+	c.maxArgs, c.noArgs = o.Input.MaxArgs, o.Input.MaxArgs == 0 && o.changed("max-args")
+	if o.changed("max-replace-args") {
+		// -N N is -n N; the template then repeats a word holding {} for
+		// each item.
+		if o.changed("max-args") {
+			return nil, usageErrorf("-n and -N cannot be used together (pick one)")
+		}
+		c.maxArgs, c.noArgs = o.Input.MaxReplace, o.Input.MaxReplace == 0
+	}
+	if err := o.Output.check(); err != nil {
+		return nil, err
+	}
+	// Job output goes to the rows of a --results table, whole, and none to
+	// stdout: there are no lines to pass on as they come.
+	c.lineBuffer = o.Output.LineBuffer && !output.IsResultsTable(o.Output.Results)
+	for _, f := range o.Input.ArgFiles {
+		c.sources = append(c.sources, input.SourceSpec{File: f})
+	}
+	c.sources = append(c.sources, o.Input.Sources...)
+	if len(c.sources) == 0 {
+		c.sources = []input.SourceSpec{{Stdin: true}}
+	}
+	if c.sources[0].Linked {
+		return nil, usageErrorf(":::+ and ::::+ link their items to the input source before them, and there is none (use ::: or :::: for the first)")
+	}
+	if o.Runner.Quote && len(o.Runner.Command) == 0 && !o.Xargs {
+		return nil, usageErrorf("-q quotes the words of the command, and none is given (the items are then command lines, which -q would turn into one word each)")
+	}
+	if dir := o.Output.TmpDir; dir != "" {
+		if err := output.UsableDir(dir); err != nil {
+			return nil, usageErrorf("--tmpdir: cannot use directory %q: %v (give a directory fan can write in)", dir, err)
+		}
+	}
+	if o.Runner.WorkDir == "..." {
+		return nil, usageErrorf("--workdir ...: GNU parallel's temporary directory per job is not supported (give a directory, which may hold {})")
+	}
+	functions := runner.ExportedFunctions(env)
+	shell, err := c.shell(functions)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkPacking(); err != nil {
+		return nil, err
+	}
+	words := o.Runner.Command
+	if o.Xargs && len(words) == 0 {
+		words = []string{"echo"} // as in xargs
+	}
+	c.template = runner.NewTemplate(runner.TemplateOptions{
+		Words: words, Replace: c.replace, Shell: shell,
+		Argv: o.Xargs, Context: o.Input.PackContext || o.changed("max-replace-args"),
+		Functions: functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
+	})
+	if err := c.template.Err(); err != nil {
+		return nil, usageErrorf("the command: %v", err)
+	}
+	if d := o.Output.Display; d.Bar && d.NoBar {
+		return nil, usageErrorf("--bar and --no-bar cannot be used together (pick one)")
+	}
+	return c, nil
+}
+
+// checkJobs sets c.jobs from -j: under --xargs 1 unless given, and only
+// a count, as xargs's -P.
+func (c *Config) checkJobs() error {
+	j := c.Runner.Jobs
+	switch {
+	case c.Xargs && !j.Given:
+		c.jobs = 1 // xargs runs one command at a time
+		return nil
+	case c.Xargs && j.xargsForm():
+		// xargs's -P is a count: no share of the CPUs, nothing to subtract.
+		return usageErrorf("--max-procs: %q is not a count (xargs wants -P N, or -P 0 for as many as possible)", j.text)
+	case j.err != nil:
+		return j.err
+	}
+	c.jobs = j.Of(runner.CPUs()) // the affinity mask, lowered by cgroup CPU quotas
+	return nil
+}
+
+// delimiter is what ends an item: -0, -d (read as xargs reads it with
+// xargsD: -d given under --xargs, even empty), or a newline.
+func (in *InputOptions) delimiter(xargsD bool) ([]byte, error) {
+	switch {
+	case in.Null && in.Delimiter != "":
+		return nil, usageErrorf("-0 and -d cannot be used together (pick one delimiter)")
+	case in.Null:
+		return []byte{0}, nil
+	case xargsD:
+		d, err := input.ParseXargsDelimiter(in.Delimiter)
+		if err != nil {
+			return nil, usageErrorf("--delimiter: %v", err)
+		}
+		return []byte{d}, nil
+	case in.Delimiter != "":
+		d, err := input.ParseDelimiter(in.Delimiter)
+		if err != nil {
+			return nil, usageErrorf("--delimiter: %v", err)
+		}
+		return d, nil
+	}
+	return []byte{'\n'}, nil
+}
+
+// check refuses the output flags that contradict each other.
+func (out *OutputOptions) check() error {
+	switch {
+	case (out.Resume || out.ResumeFailed) && (out.Joblog.Path == "" || out.Joblog.Path == "-"):
+		return usageErrorf("--resume and --resume-failed need --joblog FILE (the log of the earlier run)")
+	case !out.Group:
+		return usageErrorf("--group=false is not an output mode (use -u to let jobs write straight through, or --line-buffer)")
+	case out.Ungroup && out.KeepOrder:
+		return usageErrorf("-u and -k cannot be used together (ungrouped output has no order to keep)")
+	}
+	return out.checkUngroup()
+}
+
+// checkUngroup refuses the output flags that need captured output when
+// jobs write straight to fan's stdout (-u). GNU parallel accepts them and
+// silently does without: no tags, empty --results files.
+func (out *OutputOptions) checkUngroup() error {
+	if !out.Ungroup {
+		return nil
+	}
+	switch {
+	case out.LineBuffer:
+		return usageErrorf("-u and --line-buffer cannot be used together (pick one)")
+	case out.Tag || out.TagString != "":
+		flag := "--tag"
+		if out.TagString != "" {
+			flag = "--tagstring"
+		}
+		return usageErrorf("-u and %s cannot be used together (ungrouped output passes fan by; use --line-buffer %s for tagged lines as they come)", flag, flag)
+	case out.Results != "":
+		return usageErrorf("-u and --results cannot be used together (ungrouped output is not captured, so there is nothing to save)")
+	}
+	return nil
+}
+
+// shell finds the shell for jobs that need one: --shell, else GNU
+// parallel's PARALLEL_SHELL (not for --xargs, which runs none), else bash
+// when bash functions are exported (export -f works in bash alone, so the
+// jobs run in it as under GNU parallel started from bash), else /bin/sh.
+func (c *Config) shell(functions map[string]bool) (string, error) {
+	flag, name := "--shell", c.Runner.Shell
+	if env := c.Env.Get("PARALLEL_SHELL"); env != "" && !c.changed("shell") && !c.Xargs {
+		flag, name = "PARALLEL_SHELL", env
+	} else if len(functions) > 0 && !c.changed("shell") {
+		if bash, err := exec.LookPath("bash"); err == nil {
+			return bash, nil
+		}
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", usageErrorf("%s: %q is not a program fan can run (give a shell, e.g. --shell /bin/bash)", flag, name)
+	}
+	return path, nil
+}
+
+// workDir is --workdir as the pool renders it for each job, or nil.
+func (c *Config) workDir() *runner.Text {
+	if d := c.Runner.WorkDir; d != "" && d != "." { // ".": where fan runs, as in GNU parallel
+		return runner.NewText(d, c.replace)
+	}
+	return nil
+}
+
+// tagger returns what starts each output line of a job (--tag,
+// --tagstring), or nil.
+func (c *Config) tagger() func(*runner.Result) string {
+	return output.NewTagger(c.Output.TagString, c.replace, c.Output.Tag)
+}
+
+// linked tells, for each input source, whether it is linked to the one
+// before it (:::+, ::::+).
+func (c *Config) linked() []bool {
+	l := make([]bool, len(c.sources))
+	for i, s := range c.sources {
+		l[i] = s.Linked
+	}
+	return l
+}

@@ -1,0 +1,34 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	"fan/output"
+)
+
+// report tells the user how the run went, on stderr (fan's error, why
+// --xargs stopped, the summary line), and returns fan's exit status.
+func report(c *Config, res outcome) int {
+	status := exitStatus(res)
+	stderr := c.Streams.Err
+	if errors.Is(res.err, syscall.EPIPE) {
+		return status // the reader went away: leave quietly
+	}
+	if res.err != nil {
+		fmt.Fprintf(stderr, "fan: %v\n", res.err)
+	}
+	if res.xargsAbort != nil {
+		fmt.Fprintln(stderr, res.xargsAbort.Msg)
+	}
+	s := res.stats
+	if c.Xargs && !res.interrupted && c.Output.Failures == "" {
+		return status // xargs prints no summary
+	}
+	if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
+		palette := output.NewPalette(c.Output.Display.Color, stderr, c.Env.Get)
+		fmt.Fprintln(stderr, palette.Summary(s, c.Output.Failures))
+	}
+	return status
+}

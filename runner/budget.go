@@ -1,0 +1,76 @@
+package runner
+
+import "fmt"
+
+// Budget is how many jobs may run at once and how many finished results
+// may wait to be written (the -k window) within the open-file limit
+// (ulimit -n) and the process limit (ulimit -u), so that jobs wait for
+// room rather than fail with "too many open files" or "resource
+// temporarily unavailable".
+type Budget struct {
+	// Jobs is -j fitted to the limits (never 0), and Window the window.
+	Jobs, Window int
+	// Buffered is how many events may wait for the output stage (the
+	// Stream's buffer); their results' descriptors are counted.
+	Buffered int
+	// FewThreads says that the process limit is low: the executor must
+	// keep its own threads few (Local.FewThreads).
+	FewThreads bool
+	// LimitedBy names the limit that lowered Jobs last, for a message
+	// when Jobs is below what was asked.
+	LimitedBy string
+}
+
+// BudgetRequest is what FitBudget fits to the limits.
+type BudgetRequest struct {
+	// Jobs is -j (0: no limit), and Window the -k window asked for.
+	Jobs, Window int
+	// PerJob is the descriptors a running job holds (DescriptorsPerJob).
+	PerJob int
+	// KeepOrder is -k: a window of results waits behind the oldest job.
+	KeepOrder bool
+	// DryRun runs no job: fan then needs no descriptors for one.
+	DryRun bool
+	// Buffered is how many events should wait for the output stage at
+	// most; fewer under a low open-file limit.
+	Buffered int
+}
+
+// FitBudget fits a run to the open-file and process limits. It fails
+// when the open-file limit is too low for fan and a single job.
+func FitBudget(req BudgetRequest) (Budget, error) {
+	fdLimit, reserve := openFileLimit(), 0
+	if !req.DryRun {
+		reserve = descriptorReserve(fdLimit)
+		// A job's own descriptors, two for its result, two for the fork.
+		if need := reserve + req.PerJob + 4; fdLimit < need {
+			return Budget{}, fmt.Errorf("the open-file limit (ulimit -n %d) is too low: fan needs about %d for itself and one job (raise it: ulimit -n %d)", fdLimit, need, max(need, 64))
+		}
+	}
+	b := Budget{LimitedBy: fmt.Sprintf("the open-file limit (ulimit -n %d)", fdLimit)}
+	// Results on their way to the output stage hold their two output
+	// files too: their descriptors are kept aside.
+	b.Buffered = min(req.Buffered, max(0, fdLimit-reserve)/8)
+	b.Jobs, b.Window = fitDescriptors(fdLimit, reserve+2*b.Buffered, req.Jobs, req.Window, req.PerJob, req.KeepOrder)
+	room, nproc, lowProcs := processRoom(b.Jobs, tasksPerJob)
+	if lowProcs {
+		b.FewThreads = true
+		if fitted := fitProcesses(b.Jobs, tasksPerJob, room); fitted < b.Jobs || b.Jobs == 0 {
+			b.Jobs, b.LimitedBy = fitted, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
+		}
+	}
+	return b, nil
+}
+
+// DescriptorsPerJob is what one running job holds open: its pidfd,
+// unless ungrouped (-u) the two files its output is captured in, and
+// with --line-buffer the sink's copies of them.
+func DescriptorsPerJob(ungrouped, lineBuffer bool) int {
+	switch {
+	case ungrouped:
+		return 1
+	case lineBuffer:
+		return 5
+	}
+	return 3
+}
