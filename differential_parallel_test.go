@@ -169,6 +169,29 @@ var diffCases = []diffCase{
 	{name: "results-csv-tag", rows: true, args: []string{"-k", "--tag", "--results", "-.csv", "printf 'o%s\\nx' {}; printf e >&2", ":::", "1", "2"}},
 	{name: "results-json-tagstring", rows: true, args: []string{"-k", "--tagstring", "T\"{#}", "--results", "-.json", "echo", ":::", "a"}},
 	{name: "results-json-stderr-exit", rows: true, args: []string{"-k", "--results", "-.json", "echo out; echo err >&2; exit", ":::", "0", "3"}},
+	// Pipe mode: blocks cut at records, each on a job's stdin.
+	{name: "pipe-N", args: []string{"-k", "--pipe", "-N3", "wc -l"}, stdin: seqLines(10)},
+	{name: "pipe-block", args: []string{"-k", "--pipe", "--block", "100", "wc -lc"}, stdin: seqLines(300)},
+	{name: "pipe-spreadstdin", args: []string{"-k", "--spreadstdin", "-N2", "cat; echo ={#}="}, stdin: "a\nb\nc\n"},
+	{name: "pipe-no-final-newline", args: []string{"-k", "--pipe", "-N2", "cat; echo ."}, stdin: "a\nb\nc"},
+	{name: "pipe-empty", args: []string{"-k", "--pipe", "wc -l"}, stdin: ""},
+	{name: "pipe-record-longer-than-block", args: []string{"-k", "--pipe", "--block", "10", "wc -c"}, stdin: strings.Repeat("x", 45) + "\nshort\n" + strings.Repeat("y", 30) + "\n"},
+	{name: "pipe-recstart-N", args: []string{"-k", "--pipe", "-N2", "--recstart", "@", "--recend", "\\n", "cat; echo ---"}, stdin: "@r1\nq1\n@r2\nq2\n@r3\nq3\n"},
+	{name: "pipe-recend", args: []string{"-k", "--pipe", "-N1", "--recend", ";", "cat; echo"}, stdin: "a;b;c;"},
+	{name: "pipe-regexp", args: []string{"-k", "--pipe", "-N1", "--regexp", "--recstart", "^>", "--recend", "\\n", "head -1"}, stdin: ">s1\nAC\nGT\n>s2\nTT\n>s3\nGG\n"},
+	{name: "pipe-L", args: []string{"-k", "--pipe", "-L", "2", "-N", "2", "cat; echo --"}, stdin: seqLines(9)},
+	{name: "pipe-header", args: []string{"-k", "--pipe", "--header", ":", "-N2", "cat; echo --"}, stdin: "name,n\na,1\nb,2\nc,3\n"},
+	{name: "pipe-header-regexp", args: []string{"-k", "--pipe", "--header", "(#.*\\n){2}", "-N1", "cat"}, stdin: "#h1\n#h2\nx\ny\n"},
+	{name: "pipe-binary", args: []string{"-k", "--pipe", "--block", "20", "od -An -c"}, stdin: "\x00\x01\xff\n\x00abc\n\xfe\xfd\n" + strings.Repeat("z", 25) + "\n"},
+	{name: "pipe-seq", args: []string{"-k", "--pipe", "-N4", "echo {#}; wc -l"}, stdin: seqLines(10)},
+	{name: "pipe-tag", args: []string{"-k", "--pipe", "-N2", "--tag", "--tagstring", "b{#}", "cat"}, stdin: seqLines(5)},
+	{name: "pipe-exit", args: []string{"-k", "--pipe", "-N1", "read x; exit $x"}, stdin: "0\n3\n0\n1\n"},
+	{name: "pipe-cat", args: []string{"-k", "--pipe", "-N2", "--cat", "wc -l < {}"}, stdin: seqLines(5)},
+	{name: "pipe-fifo", args: []string{"-k", "--pipe", "-N2", "--fifo", "wc -l < {}"}, stdin: seqLines(5)},
+	{name: "pipe-tee", args: []string{"-k", "--pipe", "--tee", "echo {}; wc -l", ":::", "a", "b", "c"}, stdin: seqLines(7)},
+	{name: "pipepart", args: []string{"-k", "--pipepart", "-a", "lines.txt", "--block", "100", "wc -l"}},
+	{name: "pipepart-default-blocks", args: []string{"-k", "--pipepart", "-a", "lines.txt", "wc -l"}},
+	{name: "pipepart-header", args: []string{"-k", "--pipepart", "-a", "lines.txt", "--header", ":", "--block", "200", "head -1"}},
 	// Exit status.
 	{name: "exit-ok", args: []string{"true", ":::", "1", "2"}},
 	{name: "exit-count", args: []string{"false", ":::", "1", "2", "3"}},
@@ -192,7 +215,7 @@ func TestDifferentialParallel(t *testing.T) {
 		t.Fatalf("only %d differential cases", len(diffCases))
 	}
 	dir := t.TempDir()
-	for name, body := range map[string]string{"items.txt": "x\ny\n", "nums.txt": "1\n2\n3\n"} {
+	for name, body := range map[string]string{"items.txt": "x\ny\n", "nums.txt": "1\n2\n3\n", "lines.txt": seqLines(500)} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -25,17 +25,26 @@ type Config struct {
 	replace    string             // -I, unless under --xargs a later -n or -L cancels it
 	lineBuffer bool               // --line-buffer, unless job output goes to --results rows
 	template   *runner.Template
-	pack       *packSpec // nil unless items are packed (--xargs, -X, -m, -L, -s)
+	pack       *packSpec      // nil unless items are packed (--xargs, -X, -m, -L, -s)
+	records    *input.Records // pipe mode's records; nil in argument mode
+	// set reports whether a flag was given on the command line.
+	set func(name string) bool
 }
 
 // check validates the options before anything runs and derives what the
 // stages are built from. It reads the environment from env alone (and
 // PATH, through exec.LookPath), and leaves o as it is.
-func check(o *Options, streams Streams, env Env) (*Config, error) {
-	c := &Config{Options: o, Streams: streams, Env: env}
+func check(o *Options, streams Streams, env Env, set func(name string) bool) (*Config, error) {
+	c := &Config{Options: o, Streams: streams, Env: env, set: set}
 	var err error
+	if err := c.checkPipe(); err != nil {
+		return nil, err
+	}
 	if err := c.checkJobs(); err != nil {
 		return nil, err
+	}
+	if o.Input.Pipe.Tee && !c.flagSet("jobs") && !c.flagSet("max-procs") {
+		c.jobs = 0 // every job runs at once, as GNU parallel's --tee does
 	}
 	if c.delim, err = o.Input.delimiter(o.Xargs && o.changed("delimiter")); err != nil {
 		return nil, err
@@ -47,7 +56,7 @@ func check(o *Options, streams Streams, env Env) (*Config, error) {
 		c.trim = *o.Input.Trim
 	}
 	c.maxArgs, c.noArgs = o.Input.MaxArgs, o.Input.MaxArgs == 0 && o.changed("max-args")
-	if o.changed("max-replace-args") {
+	if o.changed("max-replace-args") && c.records == nil { // in pipe mode, -N counts records
 		// -N N is -n N; the template then repeats a word holding {} for
 		// each item.
 		if o.changed("max-args") {
@@ -87,8 +96,10 @@ func check(o *Options, streams Streams, env Env) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkPacking(); err != nil {
-		return nil, err
+	if c.records == nil {
+		if err := c.checkPacking(); err != nil {
+			return nil, err
+		}
 	}
 	words := o.Runner.Command
 	if o.Xargs && len(words) == 0 {
@@ -96,7 +107,8 @@ func check(o *Options, streams Streams, env Env) (*Config, error) {
 	}
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Words: words, Replace: c.replace, Shell: shell,
-		Argv: o.Xargs, Context: o.Input.PackContext || o.changed("max-replace-args"),
+		Argv: o.Xargs, Context: o.Input.PackContext || o.changed("max-replace-args") && c.records == nil,
+		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
 		Functions: functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
 	})
 	if err := c.template.Err(); err != nil {

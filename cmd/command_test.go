@@ -74,7 +74,7 @@ func TestCommandConfig(t *testing.T) {
 		{[]string{"--xargs", "echo", ":::", "a"}, func(c *Config) any { return c.Runner.Command }, []string{"echo", ":::", "a"}},
 		{[]string{"-n", "0", "echo"}, func(c *Config) any { return [2]any{c.maxArgs, c.noArgs} }, [2]any{0, true}},
 		{[]string{"-N", "2", "echo"}, func(c *Config) any { return [2]any{c.maxArgs, c.noArgs} }, [2]any{2, false}},
-		{[]string{"-n", "010", "echo"}, func(c *Config) any { return c.maxArgs }, 8}, // as pflag reads ints
+		{[]string{"-n", "010", "echo"}, func(c *Config) any { return c.maxArgs }, 10}, // decimal, as GNU parallel and xargs
 		{[]string{"-X", "-j", "2", "echo"}, func(c *Config) any { return *c.pack }, packSpec{spread: 2}},
 		{[]string{"-s", "100", "echo"}, func(c *Config) any { return *c.pack }, packSpec{maxArgs: 1, maxChars: 100}},
 		{[]string{"--xargs", "-I", "{}", "-n", "1", "echo"}, func(c *Config) any { return [2]any{c.replace, *c.pack} },

@@ -10,6 +10,7 @@ import (
 // --help and the man page list them.
 func addFlags(f *pflag.FlagSet, o *Options) {
 	addInputFlags(f, o)
+	addPipeFlags(f, o)
 	addCommandFlags(f, o)
 	addExecFlags(f, o)
 	addOutputFlags(f, o)
@@ -34,6 +35,22 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.Input.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
 	f.StringVar(&o.Input.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
 	f.BoolVar(&o.Input.Link, "link", false, "zip several input sources instead of combining every item of each")
+}
+
+// addPipeFlags: pipe mode, where jobs read blocks of the input on stdin.
+func addPipeFlags(f *pflag.FlagSet, o *Options) {
+	p := &o.Input.Pipe
+	f.BoolVar(&p.Pipe, "pipe", false, "cut stdin into blocks and give each to a job on its stdin (-N and -L then count records)")
+	f.BoolVar(&p.PipePart, "pipepart", false, "as --pipe, for the file of -a, which jobs read a part of each without passing through fan")
+	sizeVar(f, &p.Block, "block", "blocks of about `SIZE` bytes (k, M, G: 1000s; K, M, G: 1024s; default 1M; --pipepart -N: N per job slot)")
+	optionalStringVar(f, &p.RecStart, "recstart", "records start with `STR` (blocks are cut before it)")
+	optionalStringVar(f, &p.RecEnd, "recend", "records end with `STR` (default \\n; blocks are cut after it)")
+	f.BoolVar(&p.Regexp, "regexp", false, "--recstart and --recend are regular expressions")
+	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block")
+	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends")
+	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends")
+	f.BoolVar(&p.RoundRobin, "round-robin", false, "start one job per slot and deal the blocks to them as they take them")
+	f.BoolVar(&p.Tee, "tee", false, "give all of the input to every job (one job per ::: item, all at once)")
 }
 
 // addCommandFlags: how each job's command is built.
@@ -124,7 +141,7 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 // mayBeEmpty are the string flags whose empty value means something: a tag
 // of no text, no end-of-input string, the default delimiter (as in GNU
 // parallel; xargs's -d refuses it on its own).
-var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true, "delimiter": true}
+var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true, "delimiter": true, "recstart": true, "recend": true}
 
 // refuseEmpty fails on a plain string flag (--results, --shell...) given
 // an empty value, which would otherwise quietly mean the default, as if it

@@ -62,7 +62,28 @@ type InputOptions struct {
 	// Sources are the ::: lists and :::: files of the positional
 	// arguments (the -a files are in ArgFiles).
 	Sources []input.SourceSpec
+	// Pipe mode: the flags of --pipe and --pipepart.
+	Pipe PipeOptions
 }
+
+// PipeOptions are the flags of pipe mode: stdin (or a file, --pipepart)
+// is cut into blocks, each given to a job on its stdin.
+type PipeOptions struct {
+	Pipe       bool    // --pipe, --spreadstdin
+	PipePart   bool    // --pipepart: cut the -a file without reading it through fan
+	Block      int64   // --block; 0 when not given; negative: blocks per job slot (--pipepart)
+	RecStart   *string // --recstart, nil when not given
+	RecEnd     *string // --recend, nil when not given
+	Regexp     bool    // --regexp
+	Header     string  // --header
+	Cat        bool    // --cat: {} is a file holding the block
+	Fifo       bool    // --fifo: {} is a FIFO the block is written into
+	RoundRobin bool    // --round-robin
+	Tee        bool    // --tee: every job gets all of the input
+}
+
+// on reports whether pipe mode is asked for.
+func (p *PipeOptions) on() bool { return p.Pipe || p.PipePart }
 
 // RunnerOptions are the flags of the runner stage: how each job's command
 // is built, and how many jobs run, timed, retried and stopped.

@@ -93,7 +93,7 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 			if err := o.takeArgs(args); err != nil {
 				return err
 			}
-			cfg, err := check(o, streams, env)
+			cfg, err := check(o, streams, env, c.Flags().Changed)
 			if err != nil {
 				var ue *usageError
 				if errors.As(err, &ue) {

@@ -45,8 +45,12 @@ func newStops() *stops {
 
 func (s *stops) cancelAll() { s.stopIntake(); s.terminateJobs(); s.killJobs() }
 
-// maxQueue bounds the channels between the stages whatever -j is.
-const maxQueue = 4096
+// maxQueue bounds the channels between the stages whatever -j is, and
+// maxBlockQueue the blocks read ahead in pipe mode.
+const (
+	maxQueue      = 4096
+	maxBlockQueue = 64
+)
 
 // run wires the three stages together and runs them to the end.
 func run(c *Config) outcome {
@@ -61,7 +65,16 @@ func run(c *Config) outcome {
 	env := runner.BaseEnv(c.Env, c.Output.TmpDir)
 	lim := runner.NewArgLimits(env, c.Runner.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%
-	reader, closeInput, err := openReader(c, lim, &counted)
+	var in intake
+	var reader *input.Reader // argument mode's
+	var closeInput func()
+	var err error
+	if c.records != nil {
+		in, closeInput, err = openPipe(c, &counted, c.jobs)
+	} else {
+		reader, closeInput, err = openReader(c, lim, &counted)
+		in = reader
+	}
 	if err != nil {
 		return failed(err)
 	}
@@ -85,7 +98,7 @@ func run(c *Config) outcome {
 	if c.jobs > 0 && pool.Jobs < c.jobs && !c.Runner.DryRun {
 		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, budget.LimitedBy)
 	}
-	if c.Runner.Halt.Percent {
+	if c.Runner.Halt.Percent && reader != nil {
 		// As GNU parallel: a percentage of the jobs needs their number.
 		reader.Prefetch = true
 		pool.Total = counted.Read.Load
@@ -109,6 +122,10 @@ func run(c *Config) outcome {
 	queue := 1024
 	if c.jobs > 0 {
 		queue = min(4*c.jobs, maxQueue)
+	}
+	if c.records != nil {
+		// Blocks, not items: a few per slot (memory), whatever -j.
+		queue = min(queue, 2*max(c.jobs, 1), maxBlockQueue)
 	}
 	items := make(chan input.Item, queue)
 	stream := runner.NewStream(budget.Buffered)
@@ -138,7 +155,7 @@ func run(c *Config) outcome {
 
 	readErr := make(chan error, 1)
 	go func() {
-		err := reader.Run(st.intake, items)
+		err := in.Run(st.intake, items)
 		counted.Ended.Store(true)
 		readErr <- err
 	}()
@@ -150,7 +167,7 @@ func run(c *Config) outcome {
 	}
 	rerr := <-readErr
 	if err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
-		err = &inputError{readError(rerr, reader.Pack)}
+		err = &inputError{readError(rerr, reader)}
 	}
 	// A run that stopped on bad input before any item was read leaves the
 	// books as they were.
@@ -230,6 +247,8 @@ func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.P
 		Window:     b.Window,
 		Announce:   c.Output.Verbose && !c.Runner.DryRun,
 		Live:       c.lineBuffer,
+		StdinAs:    c.stdinMode(),
+		TmpDir:     c.Output.TmpDir,
 		Timeout:    c.Runner.Timeout,
 		Retries:    c.Runner.Retries,
 		RetryDelay: c.Runner.RetryDelay,
@@ -313,7 +332,15 @@ func newDrain(c *Config, pool *runner.Pool, notify func(string), st *stops) *dra
 
 // readError says what went wrong with the input, with the size limit when
 // an item did not fit.
-func readError(err error, p *input.Packer) error {
+func readError(err error, r *input.Reader) error {
+	var ue *usageError
+	if errors.As(err, &ue) || errors.Is(err, input.ErrJobsGone) {
+		return err // says what it is already
+	}
+	var p *input.Packer
+	if r != nil {
+		p = r.Pack
+	}
 	if p != nil && errors.Is(err, input.ErrItemTooLong) {
 		return fmt.Errorf("%w: %d bytes (pass such data in a file instead)", err, p.MaxItem)
 	}

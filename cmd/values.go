@@ -165,7 +165,7 @@ func (v *intValue) Set(s string) error {
 	if _, err := strconv.Atoi(s); err != nil {
 		return err // a *strconv.NumError: see flagErrorText
 	}
-	n, err := strconv.ParseInt(s, 0, 0) // as pflag's int flags read it
+	n, err := strconv.ParseInt(s, 10, 0) // decimal, as GNU parallel and xargs read it: -n 010 is 10
 	if err != nil {
 		return err
 	}
@@ -178,3 +178,26 @@ func (v *intValue) Set(s string) error {
 
 func (v *intValue) String() string { return strconv.Itoa(*v.target) }
 func (v *intValue) Type() string   { return "int" }
+
+// optionalString is a string flag that may be given empty, and tells
+// whether it was given at all (nil: not given): --recend ” differs from
+// no --recend.
+type optionalString struct{ target **string }
+
+func optionalStringVar(f *pflag.FlagSet, p **string, name, usage string) {
+	f.Var(optionalString{target: p}, name, usage)
+}
+
+func (v optionalString) Set(s string) error { *v.target = &s; return nil }
+func (v optionalString) Type() string       { return "string" }
+func (v optionalString) String() string {
+	if *v.target == nil {
+		return ""
+	}
+	return **v.target
+}
+
+// sizeVar is a size in bytes with GNU parallel's units (--block 10M).
+func sizeVar(f *pflag.FlagSet, p *int64, name, usage string) {
+	f.Var(newValue(name, "", p, input.ParseSize), name, usage)
+}

@@ -32,3 +32,26 @@ type Stdin interface {
 	// never twice at once.
 	WriteTo(w io.Writer) (int64, error)
 }
+
+// Abandoner is a Stdin that wants to know when the job it was for will
+// never read it (the job could not start).
+type Abandoner interface {
+	Abandon()
+}
+
+// Refeedable is the Stdin of pipe mode: a block that the failures file can
+// hold so that pipe mode, fed that file, cuts exactly its records again.
+type Refeedable interface {
+	Stdin
+	// Head is the input's header (--header), the same for every block:
+	// the failures file starts with it, once.
+	Head() []byte
+	// WriteBody writes the block's records, without the header.
+	WriteBody(w io.Writer) (int64, error)
+	// Where is the offset of the records in the input, for the record
+	// beside the failures file.
+	Where() int64
+	// Release says the block is no longer needed: its memory may hold
+	// later blocks.
+	Release()
+}

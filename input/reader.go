@@ -75,26 +75,9 @@ type Reader struct {
 // the end of input and ctx.Err() when ctx ended the reading.
 func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
-	type next struct {
-		item Item
-		err  error
-	}
-	read := make(chan next)
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		for {
-			item, err := r.next()
-			select {
-			case read <- next{item, err}:
-				if err != nil {
-					return
-				}
-			case <-stop:
-				return
-			}
-		}
-	}()
+	items := readAhead(r.next, stop, nil)
 	var held []Item // with Prefetch: everything read, until the end of input
 	defer func() {
 		for _, item := range held {
@@ -110,9 +93,9 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			// Nothing keeps the sources from reading on: take only an item
 			// that is ready now.
 			select {
-			case n := <-read:
+			case n := <-items:
 				if n.err == nil {
-					held = append(held, n.item)
+					held = append(held, n.v)
 				}
 			default:
 			}
@@ -122,27 +105,14 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		for _, g := range r.Gates {
 			g.Close()
 		}
-		wait := time.NewTimer(stopWait)
-		defer wait.Stop()
-		for {
-			select {
-			case n := <-read:
-				if n.err != nil {
-					held = append(held, r.takeFromPacker()...)
-					return ctx.Err()
-				}
-				held = append(held, n.item)
-				wait.Reset(stopWait)
-			case <-wait.C:
-				held = append(held, r.takeFromPacker()...)
-				return ctx.Err()
-			}
-		}
+		settle(items, func(it Item) { held = append(held, it) })
+		held = append(held, r.takeFromPacker()...)
+		return ctx.Err()
 	}
 	for {
-		var n next
+		var n read[Item]
 		select {
-		case n = <-read:
+		case n = <-items:
 		case <-ctx.Done():
 			return stopped()
 		}
@@ -153,13 +123,13 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			return n.err
 		}
 		if r.Prefetch {
-			held = append(held, n.item)
+			held = append(held, n.v)
 			continue
 		}
 		select {
-		case out <- n.item:
+		case out <- n.v:
 		case <-ctx.Done():
-			held = append(held, n.item)
+			held = append(held, n.v)
 			return stopped()
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"fan/input"
 	"fan/runner"
 )
 
@@ -29,12 +30,16 @@ type Failures struct {
 	f, js  *bookFile
 	w, jw  *bufio.Writer
 	held   [][]string
+	headed bool // pipe mode: the input's header was written
 }
 
 // failureRecord is one line of the sidecar.
 type failureRecord struct {
-	Seq        int64    `json:"seq"`
-	Input      []string `json:"input"`
+	Seq   int64    `json:"seq"`
+	Input []string `json:"input"`
+	// Offset and Bytes place a pipe-mode block in its input.
+	Offset     *int64   `json:"offset,omitempty"`
+	Bytes      int64    `json:"bytes,omitempty"`
 	Command    string   `json:"command"`
 	ExitStatus int      `json:"exit_status"`
 	Signal     int      `json:"signal"`
@@ -72,17 +77,30 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 	return fl, nil
 }
 
-// Add records one item that did not succeed.
+// Add records one item that did not succeed. A pipe-mode block is
+// written byte for byte, after the input's header once.
 func (fl *Failures) Add(r *runner.Result) error {
-	if len(r.Item.Records) < fl.perJob {
+	block, piped := r.Item.Stdin.(input.Refeedable)
+	switch {
+	case piped:
+		if !fl.headed {
+			fl.w.Write(block.Head())
+			fl.headed = true
+		}
+		block.WriteBody(fl.w)
+	case len(r.Item.Records) < fl.perJob:
 		fl.held = append(fl.held, r.Item.Records) // only the last job can be short
-	} else {
+	default:
 		fl.writeRecords(r.Item.Records)
 	}
 	rec := failureRecord{
 		Seq: r.Item.Seq, Input: r.Item.Records, ExitStatus: r.Status, Signal: int(r.Signal),
 		TimedOut: r.TimedOut, NotStarted: r.NotStarted, Attempts: r.Attempts,
 		DurationS: r.Runtime.Seconds(), Stderr: tail(r.Stderr, stderrTailLines),
+	}
+	if piped {
+		off := block.Where()
+		rec.Offset, rec.Bytes = &off, block.Len()-int64(len(block.Head()))
 	}
 	if !r.NotStarted {
 		rec.Command = r.Command.String()

@@ -73,8 +73,14 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 		j.w.WriteString(joblogHeader)
 	}
 	cmd := strings.ReplaceAll(r.Command.String(), "\n", " ")
-	_, err := fmt.Fprintf(j.w, "%d\t:\t%.3f\t%10.3f\t0\t%d\t%d\t%d\t%s\n",
-		r.Item.Seq, start, r.Runtime.Seconds(), received, r.Status, loggedSignal(r), cmd)
+	host := ":"
+	if r.Host != "" {
+		host = r.Host
+	}
+	// Send is the bytes given to the job on its stdin (--pipe), as in GNU
+	// parallel; Receive the bytes it wrote on stdout.
+	_, err := fmt.Fprintf(j.w, "%d\t%s\t%.3f\t%10.3f\t%d\t%d\t%d\t%d\t%s\n",
+		r.Item.Seq, host, start, r.Runtime.Seconds(), r.Sent, received, r.Status, loggedSignal(r), cmd)
 	if err == nil {
 		err = j.w.Flush() // a line per job, there even if fan is killed
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"fan/input"
 	"fan/runner"
 )
 
@@ -187,6 +188,9 @@ func (s *Sink) emit(r *runner.Result) {
 		}
 	}
 	s.book(r)
+	if b, ok := r.Item.Stdin.(input.Refeedable); ok {
+		b.Release()
+	}
 	for _, f := range []*os.File{r.Stdout, r.Stderr} {
 		if f != nil {
 			s.Spool.Put(f)

@@ -73,6 +73,9 @@ func errText(err error) string {
 // finish hands over a job's final result, once --halt has counted it and
 // Finished has seen it.
 func (p *Pool) finish(j *job, r *Result) {
+	if b, ok := j.item.Stdin.(input.Refeedable); ok && r.OK() {
+		b.Release() // only a failed block is kept, for the failures file
+	}
 	p.checkHalt(r)
 	if p.Finished != nil {
 		p.Finished(r)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -12,6 +13,25 @@ import (
 // run runs one attempt of a job to its end, in slot, starting it no earlier
 // than start; announced says that -t has shown its command already.
 func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool) Result {
+	var bf *blockFile
+	if item.Stdin != nil && p.StdinAs != OnStdin && !p.DryRun {
+		// --cat, --fifo: {} names the block's file.
+		var err error
+		if bf, err = newBlockFile(p.TmpDir, p.StdinAs, item.Stdin); err != nil {
+			return p.cannotStart(Result{Item: *item, Slot: slot.N, Host: slot.Host, Start: time.Now()},
+				&StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 126, Reason: "cannot make the file of its block: " + err.Error()})
+		}
+		named := *item
+		named.Args = []string{bf.path}
+		item = &named
+	}
+	defer bf.ended() // removes the file when the attempt is over
+	spawned := false
+	defer func() {
+		if a, ok := item.Stdin.(input.Abandoner); ok && !spawned {
+			a.Abandon() // its input will not be read by this attempt
+		}
+	}()
 	r := Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.DryRun {
 		r.DryRun = true
@@ -47,7 +67,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
 		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake}
 	var fed *feeder
-	if item.Stdin != nil {
+	if item.Stdin != nil && bf == nil {
 		var err error
 		if fed, err = newFeeder(item.Stdin); err != nil {
 			timeoutHit()
@@ -56,7 +76,11 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		a.Stdin = fed.r
 	}
 	pr, err := slot.Exec.Start(a)
+	spawned = err == nil
 	fed.started(err == nil)
+	if err == nil {
+		bf.started()
+	}
 	if err != nil {
 		timeoutHit() // releases the timer
 		return p.cannotStart(r, err)
@@ -75,7 +99,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		live.evict(nil)
 	}
 	p.running.Add(-1)
-	r.Sent = fed.wait()
+	r.Sent = fed.wait() + bf.ended()
 	r.Runtime = time.Since(r.Start)
 	limit := timeoutHit()
 	if err != nil {

@@ -89,6 +89,11 @@ type Pool struct {
 	// (--xargs stops at a job that exits 255). It may be called from
 	// several goroutines at once.
 	Finished func(*Result)
+	// StdinAs is how jobs get an item's Stdin (pipe mode): on their
+	// stdin, or as a file or FIFO named by {} (--cat, --fifo), made in
+	// TmpDir ("" is $TMPDIR).
+	StdinAs StdinMode
+	TmpDir  string
 	// Evict, when set, is asked every second while jobs run; when it
 	// reports true, the youngest running job is terminated with TermSeq
 	// and put back in the queue (--memfree below half its size).

@@ -36,6 +36,10 @@ type TemplateOptions struct {
 	// they always take the shell path, so that the shell finds their
 	// program there, as under GNU parallel's "cd DIR; command".
 	InDir bool
+	// NoAppend: a template without a replacement string is run as it is,
+	// with no argument appended (pipe mode, where jobs read their input
+	// on stdin, as in GNU parallel).
+	NoAppend bool
 	// Functions are the shell functions exported to the jobs (bash's
 	// export -f): a template whose program is one runs through the shell,
 	// as one whose program is a builtin does.
@@ -123,7 +127,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		// Left alone, it would run as text, with the item appended.
 		t.bad = errors.New("{= ... =} is GNU parallel's Perl expression, which fan does not run (use the shell: $(printf %s {} | sed ...))")
 	}
-	if !hasToken(t.parts) {
+	if !hasToken(t.parts) && !o.NoAppend {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}
 	split := splitWords(t.parts)

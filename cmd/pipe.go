@@ -1,0 +1,212 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"fan/input"
+	"fan/output"
+	"fan/runner"
+)
+
+// intake is the input stage: it sends items until its input or ctx ends,
+// and closes out. Argument mode's is an input.Reader, pipe mode's an
+// input.PipeReader or input.PartReader.
+type intake interface {
+	Run(ctx context.Context, out chan<- input.Item) error
+}
+
+// checkPipe validates pipe mode's flags and derives its records. In pipe
+// mode -N counts records per job and -L lines per record, as in GNU
+// parallel; what only makes sense for arguments is refused.
+func (c *Config) checkPipe() error {
+	p := &c.Input.Pipe
+	if !p.on() {
+		for _, f := range []string{"block", "recstart", "recend", "regexp", "cat", "fifo", "round-robin", "tee"} {
+			if c.flagSet(f) {
+				return usageErrorf("--%s is a flag of pipe mode (add --pipe)", f)
+			}
+		}
+		if p.Header != "" {
+			return usageErrorf("--header names columns only in pipe mode in this version of fan (add --pipe, or use {1} {2} with --colsep)")
+		}
+		return nil
+	}
+	refuse := map[string]string{
+		"xargs": "--xargs", "max-args": "-n", "context-replace": "-X", "multi-args": "-m",
+		"max-chars": "-s", "colsep": "--colsep", "link": "--link", "eof": "-E", "no-run-if-empty": "-r",
+		"delimiter": "-d", "resume": "--resume", "resume-failed": "--resume-failed",
+	}
+	for name, flag := range refuse {
+		if c.flagSet(name) {
+			return usageErrorf("%s does not go with --pipe (jobs read blocks of the input, not arguments)", flag)
+		}
+	}
+	switch {
+	case p.Cat && p.Fifo:
+		return usageErrorf("--cat and --fifo cannot be used together (pick one)")
+	case p.RoundRobin && (p.Cat || p.Fifo):
+		return usageErrorf("--round-robin gives each job many blocks on its stdin, so it does not go with --cat or --fifo")
+	case p.Tee && (p.RoundRobin || p.PipePart):
+		return usageErrorf("--tee gives all of the input to every job, so it does not go with --round-robin or --pipepart")
+	case (p.Tee || p.RoundRobin) && c.Runner.Retries > 1:
+		return usageErrorf("--retries cannot run a job of --tee or --round-robin again: its input went by (drop --retries)")
+	case p.Block < 0 && !p.PipePart:
+		return usageErrorf("--block: a negative size (N blocks per job slot) goes with --pipepart only (give a size, e.g. --block 10M)")
+	}
+	if p.PipePart {
+		if len(c.Input.ArgFiles) != 1 || len(c.Input.Sources) > 0 {
+			return usageErrorf("--pipepart cuts one file: give it with -a FILE (and no ::: or ::::)")
+		}
+		if c.Input.ArgFiles[0] == "-" {
+			return usageErrorf("--pipepart needs a file it can seek in, not stdin (use --pipe for a stream)")
+		}
+	} else if len(c.Input.ArgFiles) > 1 {
+		return usageErrorf("--pipe reads one input: give at most one -a FILE")
+	}
+	if p.Tee {
+		if len(c.Input.Sources) == 0 {
+			return usageErrorf("--tee runs one job per ::: item, each given all of the input: give the items (e.g. ::: a b)")
+		}
+	} else if len(c.Input.Sources) > 0 {
+		return usageErrorf("--pipe takes its input on stdin (or -a FILE), not from ::: or :::: (with --tee, each ::: item gets all of it)")
+	}
+	rec := input.Records{Regexp: p.Regexp, Header: p.Header, Null: c.Input.Null, N: c.Input.MaxReplace, L: c.Input.MaxLines}
+	if p.RecStart != nil {
+		rec.Start, rec.StartSet = *p.RecStart, true
+	}
+	if p.RecEnd != nil {
+		rec.End, rec.EndSet = *p.RecEnd, true
+	}
+	if err := rec.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	c.records = &rec
+	return nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func (c *Config) flagSet(name string) bool {
+	return c.set != nil && c.set(name)
+}
+
+// stdinMode is how jobs get their block (--cat, --fifo, or stdin).
+func (c *Config) stdinMode() runner.StdinMode {
+	switch p := &c.Input.Pipe; {
+	case p.Cat:
+		return runner.InFile
+	case p.Fifo:
+		return runner.InFIFO
+	}
+	return runner.OnStdin
+}
+
+// openPipe builds pipe mode's input stage: stdin, or the -a file, cut
+// into blocks (--pipe); or the -a file's byte ranges (--pipepart).
+func openPipe(c *Config, counted *output.Intake, slots int) (intake, func(), error) {
+	p := &c.Input.Pipe
+	in, closeIn := c.Streams.In, func() {}
+	if len(c.Input.ArgFiles) == 1 && c.Input.ArgFiles[0] != "-" {
+		f, err := input.OpenFile(c.Input.ArgFiles[0])
+		if err != nil {
+			return nil, nil, &inputError{err}
+		}
+		if p.PipePart {
+			return partReader(c, f, counted, slots)
+		}
+		in, closeIn = f, func() { f.Close() }
+	}
+	gate := input.NewGate(in)
+	if p.Tee {
+		return newTeeIntake(c, gate, counted, slots, closeIn)
+	}
+	blocks, err := input.NewBlockSplitter(gate, p.Block, *c.records)
+	if err != nil {
+		closeIn()
+		return nil, nil, usageErrorf("--block: %v", err)
+	}
+	if p.RoundRobin {
+		if slots <= 0 {
+			closeIn()
+			return nil, nil, usageErrorf("--round-robin starts one job per slot: give a job count (-j N, not -j 0)")
+		}
+		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, DryRun: c.Runner.DryRun}, closeIn, nil
+	}
+	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read}, closeIn, nil
+}
+
+// teeIntake is the input stage of --tee: the items of the ::: lists, each
+// job given all of stdin (input.Tee).
+type teeIntake struct {
+	items  *input.Reader
+	tee    *input.Tee
+	slots  int
+	dryRun bool
+}
+
+func newTeeIntake(c *Config, in io.Reader, counted *output.Intake, slots int, closeIn func()) (intake, func(), error) {
+	srcs, gates, closeSrcs, err := input.OpenSources(c.Input.Sources, c.delim, strings.NewReader(""))
+	if err != nil {
+		closeIn()
+		return nil, nil, &inputError{err}
+	}
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Count: &counted.Read}
+	t := &teeIntake{items: reader, tee: &input.Tee{In: in}, slots: slots, dryRun: c.Runner.DryRun}
+	return t, func() { closeSrcs(); closeIn() }, nil
+}
+
+// Run reads every item first: the jobs must all run at once, so their
+// number must fit the job slots before any starts.
+func (t *teeIntake) Run(ctx context.Context, out chan<- input.Item) error {
+	defer close(out)
+	all := make(chan input.Item, 64)
+	errc := make(chan error, 1)
+	go func() { errc <- t.items.Run(ctx, all) }()
+	var items []input.Item
+	for it := range all {
+		items = append(items, it)
+	}
+	if err := <-errc; err != nil {
+		return err
+	}
+	if t.slots > 0 && len(items) > t.slots {
+		return usageErrorf("--tee runs all %d jobs at once, and -j allows %d (give -j %d or more, or -j 0)", len(items), t.slots, len(items))
+	}
+	t.tee.Jobs = len(items)
+	for _, it := range items {
+		it.Stdin = t.tee.Stdin()
+		out <- it
+	}
+	if t.dryRun {
+		return nil
+	}
+	return t.tee.Run(ctx)
+}
+
+// partReader cuts the file of --pipepart into its byte ranges; without
+// --block, into 10 per job slot, as GNU parallel does (--block -N: N per
+// slot).
+func partReader(c *Config, f *os.File, counted *output.Intake, slots int) (intake, func(), error) {
+	closeIn := func() { f.Close() }
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		closeIn()
+		return nil, nil, usageErrorf("--pipepart: %q is not a regular file it can seek in (use --pipe for a stream)", c.Input.ArgFiles[0])
+	}
+	block := c.Input.Pipe.Block
+	if block == 0 {
+		block = -10
+	}
+	if block < 0 {
+		block = input.PartBlockSize(st.Size(), max(slots, 1), int(-block))
+	}
+	parts, err := input.FileParts(f, st.Size(), block, *c.records)
+	if err != nil {
+		closeIn()
+		return nil, nil, &inputError{fmt.Errorf("--pipepart: %v", err)}
+	}
+	return &input.PartReader{File: f, Parts: parts, Count: &counted.Read}, closeIn, nil
+}

@@ -1,0 +1,122 @@
+package input
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// PartReader is the input stage of --pipepart: each byte range of a file
+// (FileParts) is the stdin of one item, sent to the job straight from the
+// file (sendfile), without passing through fan's memory.
+type PartReader struct {
+	File  *os.File
+	Parts Parts
+	// Count, when set, is incremented for every block sent.
+	Count *atomic.Int64
+}
+
+// Run sends every block as an item on out, and closes out. Once ctx has
+// ended, the blocks left go out all the same, to be counted as not
+// started and written to the failures file: nothing of the file is lost.
+func (p *PartReader) Run(ctx context.Context, out chan<- Item) error {
+	defer close(out)
+	var head []byte
+	if h := p.Parts.Header; h.Len > 0 {
+		head = make([]byte, h.Len)
+		if _, err := p.File.ReadAt(head, h.Off); err != nil {
+			return err
+		}
+	}
+	for i, sp := range p.Parts.Blocks {
+		if p.Count != nil {
+			p.Count.Add(1)
+		}
+		out <- Item{Seq: int64(i + 1), Args: []string{""}, Stdin: &FilePart{file: p.File, head: head, span: sp}}
+	}
+	return ctx.Err()
+}
+
+// FilePart is a byte range of a file, after the file's header: the stdin
+// of one job of --pipepart. It implements Refeedable.
+type FilePart struct {
+	file *os.File
+	head []byte
+	span Span
+}
+
+// Len implements Stdin.
+func (p *FilePart) Len() int64 { return int64(len(p.head)) + p.span.Len }
+
+// WriteTo implements Stdin: the header, then the range, sent by the
+// kernel from the file when w is a pipe or file.
+func (p *FilePart) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(p.head)
+	if err != nil {
+		return int64(n), err
+	}
+	m, err := p.WriteBody(w)
+	return int64(n) + m, err
+}
+
+// WriteBody implements Refeedable.
+func (p *FilePart) WriteBody(w io.Writer) (int64, error) {
+	if f, ok := w.(*os.File); ok {
+		if n, err, done := sendfile(f, p.file, p.span); done {
+			return n, err
+		}
+	}
+	return io.Copy(w, io.NewSectionReader(p.file, p.span.Off, p.span.Len))
+}
+
+// Head implements Refeedable.
+func (p *FilePart) Head() []byte { return p.head }
+
+// Where implements Refeedable.
+func (p *FilePart) Where() int64 { return p.span.Off }
+
+// Release implements Refeedable: a part holds no memory of its own.
+func (p *FilePart) Release() {}
+
+// sendfile copies sp of src to dst in the kernel, waiting on Go's poller
+// while dst (a pipe) is full. done is false when the kernel cannot do it
+// for these files and nothing was sent: the caller copies instead.
+func sendfile(dst, src *os.File, sp Span) (written int64, err error, done bool) {
+	rc, err := dst.SyscallConn()
+	if err != nil {
+		return 0, nil, false
+	}
+	off, left := sp.Off, sp.Len
+	var serr error
+	werr := rc.Write(func(fd uintptr) bool {
+		for left > 0 {
+			n, e := unix.Sendfile(int(fd), int(src.Fd()), &off, int(min(left, 1<<30)))
+			if n > 0 {
+				written += int64(n)
+				left -= int64(n)
+			}
+			switch {
+			case e == unix.EAGAIN:
+				return false // wait until dst can take more
+			case e == unix.EINTR:
+			case e != nil:
+				serr = e
+				return true
+			case n == 0:
+				serr = io.ErrUnexpectedEOF // the file shrank
+				return true
+			}
+		}
+		return true
+	})
+	if serr == unix.EINVAL && written == 0 {
+		return 0, nil, false
+	}
+	if serr == nil {
+		serr = werr
+	}
+	return written, serr, true
+}

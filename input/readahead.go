@@ -1,0 +1,55 @@
+package input
+
+import "time"
+
+// read is one value read, or the error that ended reading.
+type read[T any] struct {
+	v   T
+	err error
+}
+
+// readAhead calls next in a goroutine of its own, so that the caller can
+// wait for a value and for a drain at once, and hands each result over on
+// the returned channel, up to and including the first error. Once stop
+// closes, it ends; a value read meanwhile goes to drop, when set.
+func readAhead[T any](next func() (T, error), stop <-chan struct{}, drop func(T)) <-chan read[T] {
+	ch := make(chan read[T])
+	go func() {
+		for {
+			v, err := next()
+			select {
+			case ch <- read[T]{v, err}:
+				if err != nil {
+					return
+				}
+			case <-stop:
+				if drop != nil && err == nil {
+					drop(v)
+				}
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// settle takes, after a drain closed the input's gates, what the reading
+// goroutine still yields from what was read already: take gets each value
+// until an error comes or none comes within stopWait, since a read that
+// was already blocked may never end.
+func settle[T any](ch <-chan read[T], take func(T)) {
+	wait := time.NewTimer(stopWait)
+	defer wait.Stop()
+	for {
+		select {
+		case n := <-ch:
+			if n.err != nil {
+				return
+			}
+			take(n.v)
+			wait.Reset(stopWait)
+		case <-wait.C:
+			return
+		}
+	}
+}
