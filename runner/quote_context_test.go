@@ -147,6 +147,7 @@ func TestPlaceScript(t *testing.T) {
 		inner []quoteCtx // per token: the script's context; ctxLiteral for none
 	}{
 		{[]string{`sh -c 'echo {} "{}"' _ {}`}, []quoteCtx{ctxBare, ctxDouble, ctxLiteral}},
+		{[]string{"sh", "-c", "echo {} '{}'", "_", "{}"}, []quoteCtx{ctxBare, ctxSingle, ctxLiteral}},
 		{[]string{`timeout 5 bash -ec "echo '{}'"`}, []quoteCtx{ctxSingle}},
 		{[]string{`/bin/dash -o errexit -c 'echo {}'`}, []quoteCtx{ctxBare}},
 		{[]string{`eval 'echo {}' "# {}"`}, []quoteCtx{ctxBare, ctxComment}},
@@ -341,6 +342,8 @@ var contextCases = []contextCase{
 	{words: []string{"printf %s ok # {}"}, want: func(string) string { return "ok" },
 		refuse: func(s string) bool { return strings.Contains(s, "\n") }},
 	{words: []string{"printf %s $(( {} + 0 ))"}, refuse: func(s string) bool { return !isPlain(s) }},
+	{words: []string{"sh", "-c", `printf %s "$1"`, "_"}, want: same},
+	{words: []string{"sh", "-c", `printf %s {} "{}" '{}'`}, want: func(s string) string { return s + s + s }},
 	{words: []string{`sh -c 'printf %s {} "{}"'`}, want: func(s string) string { return s + s }},
 	{words: []string{`eval 'printf %s {}' "'{}'"`}, want: func(s string) string { return s + s }},
 	{words: []string{"printf", "%s", "{}"}, want: same},

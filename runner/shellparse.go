@@ -205,6 +205,12 @@ var shells = wordSet("sh bash dash zsh ksh")
 
 func isShell(word string) bool { return shells[word[strings.LastIndexByte(word, '/')+1:]] }
 
+// runsScript reports whether the command words are a shell's -c with its
+// script: they are kept whole, as -q keeps them (SPEC: "sh -c").
+func runsScript(words []string) bool {
+	return len(words) >= 3 && isShell(words[0]) && words[1] == "-c"
+}
+
 // scriptWords returns, for a command that hands text to a shell to read
 // again, the words of that text: the script of "sh -c SCRIPT" (after a
 // wrapper such as timeout or env, and other options of the shell), or

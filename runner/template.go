@@ -30,7 +30,8 @@ type TemplateOptions struct {
 	Context bool
 	// Quote is GNU parallel's -q: each word of the command stays one word
 	// as given, shell characters and all; replacement strings in it still
-	// work.
+	// work. A command that is a shell's -c (sh -c SCRIPT ..., also bash,
+	// dash, zsh, ksh) is always taken so.
 	Quote bool
 	// InDir says that jobs run in a directory of their own (--workdir):
 	// they always take the shell path, so that the shell finds their
@@ -116,7 +117,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		return t
 	}
 	words := o.Words
-	if o.Quote {
+	if o.Quote || runsScript(o.Words) {
 		words = make([]string, len(o.Words))
 		for i, w := range o.Words {
 			words[i] = quoteWord(w, replace)
