@@ -236,6 +236,7 @@ func TestRefusedValues(t *testing.T) {
 		{"echo $(( {} * 2 ))", "", "job 1: {} stands in arithmetic"},
 		{"echo x #", "a\nb", "job 1: the item (appended, as the command has no {}) stands in a comment"},
 		{"sh -c 'cat <<EOF\n{}\nEOF'", "EOF", "job 1: {} would end"},
+		{"cat <<\xffE\n{}\n\xffE", "\xffE", "job 1: {} would end"}, // not UTF-8: a shell takes it as it is
 	} {
 		tmpl := NewTemplate(TemplateOptions{Words: []string{c.line}})
 		if err := tmpl.Err(); err != nil {
@@ -347,6 +348,8 @@ var contextCases = []contextCase{
 	{words: []string{`sh -c 'printf %s {} "{}"'`}, want: func(s string) string { return s + s }},
 	{words: []string{`eval 'printf %s {}' "'{}'"`}, want: func(s string) string { return s + s }},
 	{words: []string{"printf", "%s", "{}"}, want: same},
+	{words: []string{"printf %s \"\xff{}\" '\xc3{}' \xfe{}"}, want: func(s string) string { return "\xff" + s + "\xc3" + s + "\xfe" + s }},
+	{words: []string{"sh -c 'printf %s \"\xff{}\"'"}, want: func(s string) string { return "\xff" + s }},
 	{words: []string{`v={}y; printf %s "${v/#{}/-}" ${v/#{}/-}`}, bash: true, want: func(string) string { return "-y-y" }},
 	{words: []string{`v=ab; w=${v/b/{}}; printf %s "$w"`}, bash: true, want: func(s string) string { return "a" + s }},
 	{words: []string{`[[ x{} == x{} ]] && printf %s yes`}, bash: true, want: func(string) string { return "yes" }},

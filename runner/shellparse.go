@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -103,12 +104,15 @@ type placeError struct {
 
 func (e *placeError) Error() string { return e.name + " " + e.why }
 
-// parse reads st.src. It returns how the values of each placeholder are
-// quoted and, for the template's own text, the ranges of src that are
-// inside a word (blanks there do not separate words).
+// parse reads src, which holds the placeholders at spans. It returns how
+// the values of each placeholder are quoted and, for the template's own
+// text, the bytes of src that are inside a word (blanks there do not
+// separate words). The text of nodes is taken from src by their offsets,
+// never from the parser's values, which see a letter for every byte that
+// is not UTF-8 (validUTF8).
 func (st *shellText) parse(spans []span, src string) ([]*quoting, []bool, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).
-		Parse(strings.NewReader(src), "")
+		Parse(strings.NewReader(validUTF8(src)), "")
 	if err != nil {
 		return nil, nil, st.refuse(spans, "cannot be placed: the shell parser stops at %s (check the command's quotes and brackets)", st.unplace(err.Error()))
 	}
@@ -162,6 +166,24 @@ func (st *shellText) parse(spans []span, src string) ([]*quoting, []bool, error)
 		}
 	}
 	return qs, inWord, nil
+}
+
+// validUTF8 returns s with each byte that is not part of valid UTF-8
+// replaced by a letter, which the parser requires (a shell takes such a
+// byte as a letter too), keeping every offset.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			b[i] = 'x'
+		}
+		i += n
+	}
+	return string(b)
 }
 
 // leafText is the text of a node that a placeholder can stand in.
@@ -309,12 +331,12 @@ func unquoteWord(w *syntax.Word, src string, delim bool) (string, bool) {
 			if !delim && strings.ContainsAny(p.Value, "*?[{~") {
 				return "", false
 			}
-			unescape(&b, p.Value, "")
+			unescape(&b, src[p.Pos().Offset():p.End().Offset()], "")
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				return "", false
 			}
-			b.WriteString(p.Value)
+			b.WriteString(src[p.Left.Offset()+1 : p.Right.Offset()])
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				return "", false
@@ -328,7 +350,7 @@ func unquoteWord(w *syntax.Word, src string, delim bool) (string, bool) {
 					b.WriteString(src[q.Pos().Offset():q.End().Offset()])
 					continue
 				}
-				unescape(&b, lit.Value, "$`\"\\\n")
+				unescape(&b, src[lit.Pos().Offset():lit.End().Offset()], "$`\"\\\n")
 			}
 		default:
 			if !delim {
