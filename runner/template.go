@@ -128,16 +128,15 @@ func NewTemplate(o TemplateOptions) *Template {
 	if !hasToken(t.parts) {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}
-	split := t.place()
+	t.split = t.place()
 	if i := strings.Index(line, "{="); i >= 0 && strings.Contains(line[i+2:], "=}") {
 		// Left alone, it would run as text, with the item appended.
 		t.bad = errors.New("{= ... =} is GNU parallel's Perl expression, which fan does not run (use the shell: $(printf %s {} | sed ...))")
 	}
-	t.split = split
 	if t.context {
-		t.lwords = split
+		t.lwords = t.split
 	}
-	prog := split[0]
+	prog := t.split[0]
 	if len(prog) != 1 || prog[0].tok != nil || strings.ContainsRune(prog[0].lit, '=') {
 		return t // program from a replacement string, or an assignment
 	}
@@ -156,7 +155,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		}
 		t.twin = true
 	}
-	t.words = split
+	t.words = t.split
 	t.path, t.look = lookPath(name)
 	return t
 }
