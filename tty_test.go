@@ -18,7 +18,7 @@ import (
 func TestTerminal(t *testing.T) {
 	dir := t.TempDir()
 	done := filepath.Join(dir, "done")
-	term := newTmux(t, fmt.Sprintf(`"$fan" -j8 'sleep 0.0{%%}; echo "job {} line one"; echo "job {} line two, a little longer than the first"' ::: $(seq 200)
+	term := newTmux(t, fmt.Sprintf(`"$fan" -j8 'sleep 0.05; echo "job {} line one"; echo "job {} line two, a little longer than the first"' ::: $(seq 200)
 echo "first run exited $?"
 "$fan" 'exit 3' ::: a b
 echo "second run exited $?"

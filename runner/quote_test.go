@@ -16,9 +16,11 @@ var nastyStrings = []string{
 }
 
 // FuzzQuote checks that the shell reads a quoted value back as exactly the
-// value: /bin/sh -c "printf %s QUOTED" prints it byte for byte.
+// value: /bin/sh -c "printf %s QUOTED" prints it byte for byte; and, in
+// every context a template can put it in (checkContexts), under /bin/sh and
+// bash, that the job prints it exactly or is refused, and never runs it.
 func FuzzQuote(f *testing.F) {
-	for _, s := range nastyStrings {
+	for _, s := range append(nastyStrings, hostileStrings...) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -36,6 +38,7 @@ func FuzzQuote(f *testing.F) {
 		if string(out) != s {
 			t.Fatalf("Quote(%q) = %s, which the shell reads as %q", s, q, out)
 		}
+		checkContexts(t, s)
 	})
 }
 

@@ -33,11 +33,10 @@ type token struct {
 	what what
 	n    int // for posArg: 1-based from the first, or -1 for the last, -2 ...
 	mod  modifier
-	// ctx and escaped say how the template quotes the token (markQuotes):
-	// its values are quoted to match.
-	ctx     quoteCtx
-	escaped bool
-	raw     string // the replacement string as written
+	// q is how a shell line quotes the token's values (place); nil where
+	// no shell reads them.
+	q   *quoting
+	raw string // the replacement string as written
 }
 
 // part is a piece of a template: literal text, or a token when tok is set.
@@ -257,11 +256,9 @@ func renderParts(b []byte, w []part, item *input.Item, slot, i int, quote bool) 
 		for j, v := range vals {
 			if j > 0 {
 				b = append(b, ' ')
-			} else if quote {
-				b = appendUnescape(b, p.tok)
 			}
 			if quote {
-				b = appendQuoteIn(b, v, p.tok)
+				b = p.tok.q.append(b, v, j == 0)
 			} else {
 				b = append(b, v...)
 			}

@@ -16,10 +16,7 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 	if t.raw {
 		return 1, func(a string, first bool) int { return len(a) + sep(first, 1) }
 	}
-	words := t.lwords
-	if words == nil {
-		words = splitWords(t.parts)
-	}
+	words := t.split
 	var sites [][]part // where each argument lands: a context word, or {}
 	var all []*token   // {} and its modified forms outside context words
 	var pos []*token   // {n}: it may be any argument

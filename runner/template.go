@@ -30,7 +30,8 @@ type TemplateOptions struct {
 	Context bool
 	// Quote is GNU parallel's -q: each word of the command stays one word
 	// as given, shell characters and all; replacement strings in it still
-	// work.
+	// work. A command that is a shell's -c (sh -c SCRIPT ..., also bash,
+	// dash, zsh, ksh) is always taken so.
 	Quote bool
 	// InDir says that jobs run in a directory of their own (--workdir):
 	// they always take the shell path, so that the shell finds their
@@ -57,6 +58,10 @@ type Template struct {
 	twin  bool     // the program is also a shell builtin (echo, true, false)
 	look  error    // why the program could not be resolved
 	bad   error    // why the template cannot be used at all (Err)
+	split [][]part // the template's words, as the shell parser splits them
+	// strict: some replacement string stands where a value can be
+	// refused (in arithmetic, a comment, a here-document).
+	strict bool
 
 	argvMode   bool     // --xargs: words are argv, never a shell line
 	appendArgs bool     // --xargs without -I: the last word is the arguments
@@ -65,7 +70,8 @@ type Template struct {
 }
 
 // Err reports a template that cannot be used: one that puts a replacement
-// string where no quoting keeps its values data.
+// string where no quoting keeps its values data, or that the shell parser
+// cannot read (then no value has a known place).
 func (t *Template) Err() error { return t.bad }
 
 // shellChars are the characters that make a template need a shell when they
@@ -95,7 +101,8 @@ func wordSet(s string) map[string]bool {
 
 // NewTemplate parses a command template. When the template holds no shell
 // syntax and its program is not a shell builtin, jobs exec the program
-// directly; its path is looked up once, here.
+// directly; its path is looked up once, here. The shell parser reads it
+// once, here too (place).
 func NewTemplate(o TemplateOptions) *Template {
 	t := &Template{shell: o.Shell, context: o.Context}
 	if t.shell == "" {
@@ -114,7 +121,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		return t
 	}
 	words := o.Words
-	if o.Quote {
+	if o.Quote || runsScript(o.Words) {
 		words = make([]string, len(o.Words))
 		for i, w := range o.Words {
 			words[i] = quoteWord(w, replace)
@@ -122,19 +129,18 @@ func NewTemplate(o TemplateOptions) *Template {
 	}
 	line := strings.Join(words, " ")
 	t.parts = parseParts(line, replace)
-	t.bad = markQuotes(t.parts)
+	if !hasToken(t.parts) && !o.NoAppend {
+		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
+	}
+	t.split = t.place()
 	if i := strings.Index(line, "{="); i >= 0 && strings.Contains(line[i+2:], "=}") {
 		// Left alone, it would run as text, with the item appended.
 		t.bad = errors.New("{= ... =} is GNU parallel's Perl expression, which fan does not run (use the shell: $(printf %s {} | sed ...))")
 	}
-	if !hasToken(t.parts) && !o.NoAppend {
-		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
-	}
-	split := splitWords(t.parts)
 	if t.context {
-		t.lwords = split
+		t.lwords = t.split
 	}
-	prog := split[0]
+	prog := t.split[0]
 	if len(prog) != 1 || prog[0].tok != nil || strings.ContainsRune(prog[0].lit, '=') {
 		return t // program from a replacement string, or an assignment
 	}
@@ -153,7 +159,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		}
 		t.twin = true
 	}
-	t.words = split
+	t.words = t.split
 	t.path, t.look = lookPath(name)
 	return t
 }
@@ -220,46 +226,19 @@ func onPathNotExecutable(name string) bool {
 	return false
 }
 
-// splitWords splits parts into shell words at the blanks of literal text
-// that stand outside quotes, substitutions and escapes: `'a {}'` is one
-// word, which -X repeats whole.
-func splitWords(parts []part) [][]part {
-	var words [][]part
-	var cur []part
-	sc := newShellScan()
-	for _, p := range parts {
-		if p.tok != nil {
-			cur = append(cur, p)
-			sc.passToken()
-			continue
-		}
-		from := 0
-		sc.text(p.lit, func(i int) {
-			if i > from {
-				cur = append(cur, part{lit: p.lit[from:i]})
-			}
-			if len(cur) > 0 {
-				words = append(words, cur)
-				cur = nil
-			}
-			from = i + 1
-		})
-		if from < len(p.lit) {
-			cur = append(cur, part{lit: p.lit[from:]})
-		}
-	}
-	if len(cur) > 0 {
-		words = append(words, cur)
-	}
-	return words
-}
-
 // Render builds the command of one job.
 func (t *Template) Render(item *input.Item, slot int) Command {
 	if t.words != nil {
 		argv := t.argv(item, slot)
 		if !t.twin || plainArgs(argv[1:]) {
 			return Command{Path: t.path, Args: argv, Err: t.look}
+		}
+	}
+	if t.strict {
+		if err := t.refusal(item, slot); err != nil {
+			// What --dry-run shows of it fails, and says why.
+			line := "false # fan: " + strings.ReplaceAll(err.Error(), "\n", " ")
+			return Command{Path: t.shell, Args: []string{t.shell, "-c", line}, line: line, Err: err}
 		}
 	}
 	line := string(t.line(item, slot))

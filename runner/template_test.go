@@ -156,8 +156,14 @@ func TestRenderShellLine(t *testing.T) {
 		{words: []string{"echo", "$(printf %s {})", ";"}, opt: TemplateOptions{Context: true}, args: []string{"x", "y z"},
 			want: "echo $(printf %s x) $(printf %s 'y z') ;"},
 		// -q: each word whole, its replacement strings outside the quotes.
-		{words: []string{"sh", "-c", "echo got {}"}, opt: TemplateOptions{Quote: true, Context: true}, args: []string{"a", "$(b)"},
-			want: "sh -c 'echo got 'a 'echo got ''$(b)'"},
+		{words: []string{"perl", "-e", "echo got {}"}, opt: TemplateOptions{Quote: true, Context: true}, args: []string{"a", "$(b)"},
+			want: "perl -e 'echo got 'a 'echo got ''$(b)'"},
+		// sh -c is taken as -q takes it, and a value in its script is
+		// quoted for the shell that reads the script too.
+		{words: []string{"sh", "-c", "echo got {}"}, args: []string{"$(b)"},
+			want: `sh -c 'echo got '''\''$(b)'\'''`},
+		{words: []string{"sh", "-c", `echo "$1"`, "_"}, args: []string{"a b"},
+			want: `sh -c 'echo "$1"' _ 'a b'`},
 		{words: []string{"printf", `[%s]\n`, "{}", "{}*"}, opt: TemplateOptions{Quote: true}, args: []string{"x", "y z"},
 			want: `printf '[%s]\n' x 'y z' x 'y z''*'`},
 	} {
