@@ -99,3 +99,16 @@ func run(t *testing.T, e runner.Executor, c *runner.Command, stop context.Contex
 	j.stdout, j.stderr = read()
 	return j
 }
+
+// started starts c on a new executor for h, failing t if it cannot, and
+// returns the executor, the process and what reads its output.
+func started(t *testing.T, h *remote.Host, c *runner.Command) (*remote.Executor, runner.Process, func() (string, string)) {
+	t.Helper()
+	e := remote.NewExecutor(h, nil)
+	a, read := attempt(t, c)
+	p, err := e.Start(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, p, read
+}
