@@ -1,0 +1,127 @@
+package sshtest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Proc is a process as /proc shows it.
+type Proc struct {
+	PID, PPID int
+	UID       int    // real user id
+	State     string // R, S, T, Z, ...
+	Exe       string // the program file; "" when gone (a zombie)
+	Cmdline   string // argv joined by spaces
+}
+
+func (p Proc) String() string {
+	return fmt.Sprintf("pid %d (ppid %d, %s): %s", p.PID, p.PPID, p.State, p.Cmdline)
+}
+
+// sshdOwn reports whether p is sshd's own: the session process that
+// serves a connection runs as the user it logged in (sshd, or sshd-session
+// and sshd-auth from OpenSSH 9.8 on).
+func (p Proc) sshdOwn() bool {
+	switch filepath.Base(p.Exe) {
+	case "sshd", "sshd-session", "sshd-auth":
+		return true
+	}
+	return false
+}
+
+// ProcessesOf returns the processes whose real user is the named user,
+// found by the Uid line of /proc/*/status (never by name).
+func ProcessesOf(name string) ([]Proc, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := strconv.Atoi(u.Uid)
+	if err != nil {
+		return nil, err
+	}
+	var out []Proc
+	for _, p := range scan() {
+		if p.UID == uid {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// scan reads every process of the machine; processes that end while it
+// reads are left out.
+func scan() []Proc {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	procs := make([]Proc, 0, len(ents))
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := readProc(pid); ok {
+			procs = append(procs, p)
+		}
+	}
+	return procs
+}
+
+func readProc(pid int) (Proc, bool) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return Proc{}, false
+	}
+	p := Proc{PID: pid, UID: -1}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			continue
+		}
+		switch k {
+		case "State":
+			p.State = f[0]
+		case "PPid":
+			p.PPID, _ = strconv.Atoi(f[0])
+		case "Uid":
+			p.UID, _ = strconv.Atoi(f[0])
+		}
+	}
+	p.Exe, _ = os.Readlink(dir + "/exe")
+	cmd, _ := os.ReadFile(dir + "/cmdline")
+	p.Cmdline = string(bytes.TrimRight(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}), " "))
+	return p, p.UID >= 0
+}
+
+// tree returns root and every process descended from it, parents first.
+func tree(procs []Proc, root int) []int {
+	kids := map[int][]int{}
+	for _, p := range procs {
+		kids[p.PPID] = append(kids[p.PPID], p.PID)
+	}
+	out := []int{root}
+	for i := 0; i < len(out); i++ {
+		out = append(out, kids[out[i]]...)
+	}
+	return out
+}
+
+// signalAll sends sig to each pid; a process that is gone is no error.
+func signalAll(pids []int, sig syscall.Signal) {
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, sig)
+	}
+}

@@ -1,0 +1,78 @@
+package remote
+
+import (
+	"strings"
+)
+
+// job is what the wrapper needs to run one job on its host.
+type job struct {
+	nonce string
+	env   []string // NAME=value, NAME a shell variable name
+	dir   string   // the directory to run in (made if missing); "" is the home
+	shell string   // the shell that runs line: sh, bash, ...
+	line  string   // the job's command line
+	stdin bool     // the job reads ssh's stdin (pipe mode); else /dev/null
+}
+
+// script is the POSIX sh program that runs j on its host. It
+//
+//   - keeps ssh's stdin as fd 3 and gives the job /dev/null (or, in pipe
+//     mode, ssh's stdin);
+//   - starts the job in a process group of its own (setsid, or perl's
+//     setpgrp where setsid is missing), with the job's variables, in its
+//     directory;
+//   - in argument mode, watches ssh's stdin, the job's lifeline: fan never
+//     writes to it, so its end means that fan, or the connection, is gone,
+//     and the job's group is terminated (TERM, then KILL after a second);
+//   - says on stderr that the job started and in which group;
+//   - waits for the job, kills what is left in its group (sleep 1000 &),
+//     says on stderr how the job ended, and exits with its status.
+//
+// Once the job and the watcher are started it ignores SIGPIPE, so that the
+// sweep still happens when the connection is gone.
+func (j *job) script() string {
+	var b strings.Builder
+	w := func(s ...string) {
+		for _, x := range s {
+			b.WriteString(x)
+		}
+		b.WriteByte('\n')
+	}
+	w(`exec 3<&0 </dev/null`)
+	w(`if command -v setsid >/dev/null 2>&1; then set -- setsid`)
+	w(`elif command -v perl >/dev/null 2>&1; then set -- perl -e 'setpgrp(0,0); exec {$ARGV[0]} @ARGV; print STDERR "$ARGV[0]: $!\n"; exit 127' --`)
+	w(`else echo 'fan: this host has neither setsid nor perl, one of which fan needs to run jobs in a process group of their own' >&2; exit 255; fi`)
+	for _, kv := range j.env {
+		name, value, _ := strings.Cut(kv, "=")
+		w(`export `, name, `=`, quote(value))
+	}
+	start := `printf '\037%s P %d\n' ` + j.nonce + ` "$1" >&2`
+	if j.dir != "" {
+		d := quote(j.dir)
+		// Its failure is the job's: reported after the start line, with
+		// mkdir's or cd's own message.
+		w(`if ! { mkdir -p -- `, d, ` && cd -- `, d, `; } 2>/dev/null; then set -- 0; `, start,
+			`; mkdir -p -- `, d, ` && cd -- `, d, `; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
+	}
+	in := `0<&3`
+	if !j.stdin {
+		in = `0</dev/null`
+	}
+	w(`"$@" `, quote(j.shell), ` -c `, quote(j.line), ` `, in, ` 3<&- &`)
+	w(`p=$!`)
+	if !j.stdin {
+		w(`{ while read -r l; do :; done; kill -s TERM -- -$p; kill -s CONT -- -$p; sleep 1; kill -s KILL -- -$p; } <&3 >/dev/null 2>&1 &`)
+		w(`w=$!`)
+	}
+	w(`exec 3<&-`)
+	w(`trap '' PIPE`)
+	w(`set -- "$p"; `, start)
+	w(`wait "$p" 2>/dev/null; s=$?`) // dash says "Segmentation fault": not the job's words
+	w(`kill -s KILL -- -"$p" 2>/dev/null`)
+	if !j.stdin {
+		w(`kill -s KILL "$w" 2>/dev/null`)
+	}
+	w(`printf '\037%s E %d\n' `, j.nonce, ` "$s" >&2`)
+	w(`exit "$s"`)
+	return b.String()
+}
