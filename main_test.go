@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -12,9 +13,25 @@ import (
 // TestMain lets the test binary act as fan: testscript puts a "fan" command
 // on PATH for every test in this package, scripts and differential tests.
 func TestMain(m *testing.M) {
+	noRaceExitSleep()
 	testscript.Main(m, map[string]func(){
 		"fan": func() { os.Exit(cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// noRaceExitSleep sets, for the processes this test binary starts, the
+// race detector's option atexit_sleep_ms=0. Under -race a program that
+// exits 0 otherwise sleeps a second first, and every fan run in a script
+// or a differential test is this binary under -race: hundreds of runs,
+// minutes of sleep. The binary itself read GORACE when it started, so only
+// its children (and theirs) see the change. An atexit_sleep_ms the caller
+// set in GORACE is kept.
+func noRaceExitSleep() {
+	gorace := os.Getenv("GORACE")
+	if strings.Contains(gorace, "atexit_sleep_ms=") {
+		return
+	}
+	os.Setenv("GORACE", strings.TrimSpace(gorace+" atexit_sleep_ms=0"))
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script.
@@ -23,5 +40,11 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Cmds:                scriptCmds,
+		Setup: func(env *testscript.Env) error {
+			// testscript gives scripts a fresh environment: pass on
+			// GORACE (see noRaceExitSleep).
+			env.Setenv("GORACE", os.Getenv("GORACE"))
+			return nil
+		},
 	})
 }
