@@ -29,7 +29,10 @@ import (
 //	waitfor PATH [REGEXP]   wait (up to 20s) until PATH exists and, if given,
 //	                        its contents match REGEXP
 //	gone WORD               wait (up to 10s) until no process has WORD as one
-//	                        of its arguments: no job or orphan survived
+//	                        of its arguments: no job or orphan survived.
+//	                        Scripts and the terminal tests run side by
+//	                        side, so WORD (say, the 1000.81 of a sleep)
+//	                        must be one no other test uses, {} expanded
 //	stopped [WORD]          wait (up to 10s) until the program start started
 //	                        (or, with WORD, every process that has WORD as
 //	                        one of its arguments) is stopped (state T); with
