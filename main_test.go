@@ -12,6 +12,12 @@ import (
 
 // TestMain lets the test binary act as fan: testscript puts a "fan" command
 // on PATH for every test in this package, scripts and differential tests.
+//
+// Every test in this package calls t.Parallel: they spend their time
+// waiting for the fan runs they start, so they run side by side, up to
+// go test's -parallel (which make test raises above the core count). Each
+// works in directories of its own, and what it looks for among the
+// machine's processes (gone, processesWith) is a word no other test uses.
 func TestMain(m *testing.M) {
 	noRaceExitSleep()
 	testscript.Main(m, map[string]func(){
@@ -36,6 +42,7 @@ func noRaceExitSleep() {
 
 // TestScripts runs the end-to-end scripts in testdata/script.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

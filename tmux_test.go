@@ -85,6 +85,7 @@ func exists(path string) func() bool {
 // group): the first one lets running jobs finish and print, starts nothing
 // more, and says so; a second one stops the jobs.
 func TestCtrlC(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	term := newTmux(t, fmt.Sprintf(`cd %q
 trap : INT
@@ -144,6 +145,7 @@ exec sleep 600
 // default, and job output that does not end with a newline stays on the
 // screen: the bar waits for a line's end rather than drawing over it.
 func TestBarKeepsUnfinishedLines(t *testing.T) {
+	t.Parallel()
 	term := newTmux(t, `seq 4 | "$fan" -j1 'sleep 0.4; printf x{}'
 echo "<end>"
 exec sleep 600
@@ -158,6 +160,7 @@ exec sleep 600
 // while the items are typed at the terminal (it would be drawn over the
 // typing), and under --xargs (xargs draws nothing).
 func TestNoAutoBar(t *testing.T) {
+	t.Parallel()
 	term := newTmux(t, `"$fan" 'echo got {}'
 echo "<typed done>"
 seq 4 | "$fan" --xargs -n1 sh -c 'sleep 0.5; echo "x$0"'
@@ -182,6 +185,7 @@ exec sleep 600
 // outside the terminal's foreground group, so fan passes the stop on), and
 // fg continues them all.
 func TestCtrlZ(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	term := newTmux(t, fmt.Sprintf(`cd %q
 set -m

@@ -19,6 +19,7 @@ import (
 // prints, is on the screen often enough to be seen by a poll that a busy
 // machine slows down.
 func TestTerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	done := filepath.Join(dir, "done")
 	term := newTmux(t, fmt.Sprintf(`"$fan" -j8 'sleep 0.1{%%}; echo "job {} line one"; echo "job {} line two, a little longer than the first"' ::: $(seq 200)
