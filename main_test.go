@@ -16,8 +16,9 @@ import (
 // Every test in this package calls t.Parallel: they spend their time
 // waiting for the fan runs they start, so they run side by side, up to
 // go test's -parallel (which make test raises above the core count). Each
-// works in directories of its own, and what it looks for among the
-// machine's processes (gone, processesWith) is a word no other test uses.
+// works in directories of its own, and looks among the machine's processes
+// (gone, stopped, processesWith) only for those marked as its own in their
+// environment.
 func TestMain(m *testing.M) {
 	noRaceExitSleep()
 	testscript.Main(m, map[string]func(){

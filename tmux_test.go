@@ -20,7 +20,9 @@ type tmuxSession struct {
 }
 
 // newTmux starts sh running script on a new 120×40 terminal, with the fan
-// under test in $fan. It skips the test when tmux is missing.
+// under test in $fan. It skips the test when tmux is missing. The script
+// runs with FAN_TEST_SESSION set to the session's own socket name, so that
+// processesWith can tell its processes from any other test's.
 func newTmux(t *testing.T, script string) *tmuxSession {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
@@ -31,12 +33,12 @@ func newTmux(t *testing.T, script string) *tmuxSession {
 	if err != nil {
 		t.Fatalf("the fan command is not on PATH: %v", err)
 	}
+	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("fan-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	path := filepath.Join(t.TempDir(), "run.sh")
-	script = fmt.Sprintf("unset CI NO_COLOR\nexport TERM=xterm-256color\nfan=%q\n%s", fan, script)
+	script = fmt.Sprintf("unset CI NO_COLOR\nexport TERM=xterm-256color FAN_TEST_SESSION=%q\nfan=%q\n%s", s.socket, fan, script)
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("fan-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	s.run("new-session", "-d", "-x", "120", "-y", "40", "sh "+path)
 	t.Cleanup(func() { exec.Command(tmux, "-L", s.socket, "kill-server").Run() })
 	s.run("set-option", "-g", "history-limit", "5000")
@@ -51,6 +53,12 @@ func (s *tmuxSession) run(args ...string) string {
 		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// processesWith lists the session's live processes that have word as one of
+// their arguments.
+func (s *tmuxSession) processesWith(word string) []int {
+	return processesWith(word, "FAN_TEST_SESSION="+s.socket)
 }
 
 // screen is everything the terminal has shown, joined lines, no colors.
@@ -136,7 +144,7 @@ exec sleep 600
 			t.Errorf("after two Ctrl-C the screen lacks %q:\n%s", want, screen)
 		}
 	}
-	if pids := processesWith("1000.77"); len(pids) > 0 {
+	if pids := term.processesWith("1000.77"); len(pids) > 0 {
 		t.Errorf("jobs survived the second Ctrl-C: %v", pids)
 	}
 }
@@ -199,11 +207,11 @@ exec sleep 600
 	term.waitFor("both jobs to start", func() bool {
 		return exists(filepath.Join(dir, "z.1"))() && exists(filepath.Join(dir, "z.2"))()
 	})
-	term.waitFor("both sleeps to start", func() bool { return len(processesWith("1000.61"))+len(processesWith("1000.62")) == 2 })
+	term.waitFor("both sleeps to start", func() bool { return len(term.processesWith("1000.61"))+len(term.processesWith("1000.62")) == 2 })
 	term.run("send-keys", "C-z")
 	term.waitForText("<stopped ")
 	for _, word := range []string{"1000.61", "1000.62"} {
-		for _, pid := range processesWith(word) {
+		for _, pid := range term.processesWith(word) {
 			term.waitFor("job "+word+" to stop", func() bool { return processState(pid) == 'T' })
 			// The TERM takes effect once fg continues the sleep; then the
 			// job prints and ends.
