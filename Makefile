@@ -14,6 +14,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -ldflags="-s -w" -o $(BIN) .
 
 ## test: every unit, fuzz-seed, end-to-end and differential test, under the race detector
+## (the end-to-end package runs its tests 16 at a time: parallelTests in main_test.go)
 test:
 	$(GO) test -race -count=1 -timeout 14m ./...
 

@@ -44,6 +44,7 @@ func bothTools(t *testing.T, script string) {
 }
 
 func TestHaltLikeParallel(t *testing.T) {
+	t.Parallel()
 	needParallel(t)
 	// Jobs run one at a time so that which jobs ran is the same in both.
 	for _, h := range []string{
@@ -52,6 +53,7 @@ func TestHaltLikeParallel(t *testing.T) {
 		"soon,success=2", "soon,done=1", "soon,done=2", "now,done=50%", "1", "2",
 	} {
 		t.Run(h, func(t *testing.T) {
+			t.Parallel()
 			bothTools(t, `$TOOL -j1 --halt `+h+` 'echo {}; exit {}' ::: 0 3 0 4 0 5`)
 		})
 	}
@@ -87,6 +89,7 @@ func joblogColumns(t *testing.T, path string) []string {
 }
 
 func TestJoblogLikeParallel(t *testing.T) {
+	t.Parallel()
 	needParallel(t)
 	for _, script := range []string{
 		`$TOOL --joblog log 'exit {}' ::: 0 1 2`,
@@ -98,6 +101,7 @@ func TestJoblogLikeParallel(t *testing.T) {
 		`$TOOL -j2 --joblog log --halt now,fail=1 'sleep {}; exit 1' ::: 5 0.2`,
 	} {
 		t.Run(script, func(t *testing.T) {
+			t.Parallel()
 			fanDir, parDir := t.TempDir(), t.TempDir()
 			runTool(t, fanDir, "fan", script)
 			runTool(t, parDir, "parallel --will-cite", script)
@@ -111,6 +115,7 @@ func TestJoblogLikeParallel(t *testing.T) {
 }
 
 func TestResumeLikeParallel(t *testing.T) {
+	t.Parallel()
 	needParallel(t)
 	// A first run fails on some items; the second run, resuming from its
 	// joblog, must run what GNU parallel runs.
@@ -126,13 +131,17 @@ func TestResumeLikeParallel(t *testing.T) {
 		// A job a signal ended on its own failed: --resume-failed runs it again.
 		`$TOOL -j1 --joblog log 'test -e done{} || { touch done{}; kill -9 $$; }' ::: a b; $TOOL -j1 -k --joblog log --resume-failed 'echo run {}' ::: a b`,
 	} {
-		t.Run(script, func(t *testing.T) { bothTools(t, script) })
+		t.Run(script, func(t *testing.T) {
+			t.Parallel()
+			bothTools(t, script)
+		})
 	}
 }
 
 // TestResumeFromParallelJoblog: a joblog written by GNU parallel is one
 // fan can resume from.
 func TestResumeFromParallelJoblog(t *testing.T) {
+	t.Parallel()
 	needParallel(t)
 	dir := t.TempDir()
 	runTool(t, dir, "parallel --will-cite", `$TOOL -j1 --joblog log 'test {} -lt 3' ::: 1 2 3 4`)

@@ -203,6 +203,7 @@ var diffCases = []diffCase{
 // TestDifferentialParallel runs each case through fan and GNU parallel and
 // compares stdout and the exit status.
 func TestDifferentialParallel(t *testing.T) {
+	t.Parallel()
 	par, err := exec.LookPath("parallel")
 	if err != nil {
 		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
@@ -283,6 +284,7 @@ var durationCases = []string{
 // TestDifferentialDurations reads each duration with GNU parallel's own
 // multiply_time_units, taken from its script, and with fan's parser.
 func TestDifferentialDurations(t *testing.T) {
+	t.Parallel()
 	par, err := exec.LookPath("parallel")
 	if err != nil {
 		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")

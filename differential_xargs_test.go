@@ -156,6 +156,7 @@ var unordered = map[string]bool{"-P 3 slots": true}
 // TestDifferentialXargs runs every case through GNU xargs and fan --xargs
 // and compares their stdout and exit status (stderr wording differs).
 func TestDifferentialXargs(t *testing.T) {
+	t.Parallel()
 	xargs, err := exec.LookPath("xargs")
 	if err != nil {
 		t.Skip("GNU xargs is not installed: the differential test needs it")
@@ -238,6 +239,7 @@ func seqLines(n int) string {
 // TestDifferentialPacking compares fan's -X, -m, -L, -s and -x with GNU
 // parallel's: stdout and exit status.
 func TestDifferentialPacking(t *testing.T) {
+	t.Parallel()
 	parallel, err := exec.LookPath("parallel")
 	if err != nil {
 		t.Skip("GNU parallel is not installed: the -X/-m differential test needs it")

@@ -28,12 +28,18 @@ import (
 //	sleep D                 pause for the Go duration D
 //	waitfor PATH [REGEXP]   wait (up to 20s) until PATH exists and, if given,
 //	                        its contents match REGEXP
-//	gone WORD               wait (up to 10s) until no process has WORD as one
-//	                        of its arguments: no job or orphan survived
+//	gone WORD               wait (up to 10s) until no process of the script
+//	                        has WORD as one of its arguments: no job or
+//	                        orphan survived. A process of the script is one
+//	                        with the script's $WORK in its environment, as
+//	                        fan's jobs and what they leave behind inherit
+//	                        it; and as scripts and the terminal tests run
+//	                        side by side, WORD (say, the 1000.81 of a
+//	                        sleep) is best one no other test uses
 //	stopped [WORD]          wait (up to 10s) until the program start started
-//	                        (or, with WORD, every process that has WORD as
-//	                        one of its arguments) is stopped (state T); with
-//	                        !, until it is running again
+//	                        (or, with WORD, every process of the script that
+//	                        has WORD as one of its arguments) is stopped
+//	                        (state T); with !, until it is running again
 //	spooled DIR             the last background command (which must be fan
 //	                        itself, not a shell around it) holds open files
 //	                        in DIR that are all unlinked, and DIR has no
@@ -203,7 +209,7 @@ func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		pids := processesWith(args[0])
+		pids := processesWith(args[0], scriptMark(ts))
 		if len(pids) == 0 {
 			return
 		}
@@ -223,7 +229,7 @@ func cmdStopped(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	pids := func() []int { return []int{startedBy(ts).cmd.Process.Pid} }
 	if len(args) == 1 {
-		pids = func() []int { return processesWith(args[0]) }
+		pids = func() []int { return processesWith(args[0], scriptMark(ts)) }
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -254,9 +260,18 @@ func processState(pid int) byte {
 	return 0
 }
 
+// scriptMark is what processesWith finds in the environment of a script's
+// processes: its $WORK, which no other script, or run of the tests, has.
+func scriptMark(ts *testscript.TestScript) string {
+	return "WORK=" + ts.Getenv("WORK")
+}
+
 // processesWith lists the live (not zombie) processes that have word as one
-// of their arguments.
-func processesWith(word string) []int {
+// of their arguments and the variable mark (NAME=VALUE) in their
+// environment. The mark keeps a test from counting the processes of
+// another test, or of another run of the tests on the same machine, that
+// use the same word.
+func processesWith(word, mark string) []int {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var pids []int
 	for _, d := range dirs {
@@ -268,14 +283,25 @@ func processesWith(word string) []int {
 		if processState(pid) == 'Z' {
 			continue
 		}
-		for _, a := range bytes.Split(cmdline, []byte{0}) {
-			if string(a) == word {
-				pids = append(pids, pid)
-				break
-			}
+		if !hasField(cmdline, word) {
+			continue
+		}
+		if environ, err := os.ReadFile(d + "/environ"); err == nil && hasField(environ, mark) {
+			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// hasField reports whether the NUL-separated list b (a /proc cmdline or
+// environ) holds s.
+func hasField(b []byte, s string) bool {
+	for _, f := range bytes.Split(b, []byte{0}) {
+		if string(f) == s {
+			return true
+		}
+	}
+	return false
 }
 
 func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {

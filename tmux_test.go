@@ -20,7 +20,9 @@ type tmuxSession struct {
 }
 
 // newTmux starts sh running script on a new 120×40 terminal, with the fan
-// under test in $fan. It skips the test when tmux is missing.
+// under test in $fan. It skips the test when tmux is missing. The script
+// runs with FAN_TEST_SESSION set to the session's own socket name, so that
+// processesWith can tell its processes from any other test's.
 func newTmux(t *testing.T, script string) *tmuxSession {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
@@ -31,12 +33,12 @@ func newTmux(t *testing.T, script string) *tmuxSession {
 	if err != nil {
 		t.Fatalf("the fan command is not on PATH: %v", err)
 	}
+	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("fan-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	path := filepath.Join(t.TempDir(), "run.sh")
-	script = fmt.Sprintf("unset CI NO_COLOR\nexport TERM=xterm-256color\nfan=%q\n%s", fan, script)
+	script = fmt.Sprintf("unset CI NO_COLOR\nexport TERM=xterm-256color FAN_TEST_SESSION=%q\nfan=%q\n%s", s.socket, fan, script)
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &tmuxSession{t: t, tmux: tmux, socket: fmt.Sprintf("fan-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	s.run("new-session", "-d", "-x", "120", "-y", "40", "sh "+path)
 	t.Cleanup(func() { exec.Command(tmux, "-L", s.socket, "kill-server").Run() })
 	s.run("set-option", "-g", "history-limit", "5000")
@@ -51,6 +53,12 @@ func (s *tmuxSession) run(args ...string) string {
 		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// processesWith lists the session's live processes that have word as one of
+// their arguments.
+func (s *tmuxSession) processesWith(word string) []int {
+	return processesWith(word, "FAN_TEST_SESSION="+s.socket)
 }
 
 // screen is everything the terminal has shown, joined lines, no colors.
@@ -85,6 +93,7 @@ func exists(path string) func() bool {
 // group): the first one lets running jobs finish and print, starts nothing
 // more, and says so; a second one stops the jobs.
 func TestCtrlC(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	term := newTmux(t, fmt.Sprintf(`cd %q
 trap : INT
@@ -135,7 +144,7 @@ exec sleep 600
 			t.Errorf("after two Ctrl-C the screen lacks %q:\n%s", want, screen)
 		}
 	}
-	if pids := processesWith("1000.77"); len(pids) > 0 {
+	if pids := term.processesWith("1000.77"); len(pids) > 0 {
 		t.Errorf("jobs survived the second Ctrl-C: %v", pids)
 	}
 }
@@ -144,6 +153,7 @@ exec sleep 600
 // default, and job output that does not end with a newline stays on the
 // screen: the bar waits for a line's end rather than drawing over it.
 func TestBarKeepsUnfinishedLines(t *testing.T) {
+	t.Parallel()
 	term := newTmux(t, `seq 4 | "$fan" -j1 'sleep 0.4; printf x{}'
 echo "<end>"
 exec sleep 600
@@ -158,6 +168,7 @@ exec sleep 600
 // while the items are typed at the terminal (it would be drawn over the
 // typing), and under --xargs (xargs draws nothing).
 func TestNoAutoBar(t *testing.T) {
+	t.Parallel()
 	term := newTmux(t, `"$fan" 'echo got {}'
 echo "<typed done>"
 seq 4 | "$fan" --xargs -n1 sh -c 'sleep 0.5; echo "x$0"'
@@ -182,6 +193,7 @@ exec sleep 600
 // outside the terminal's foreground group, so fan passes the stop on), and
 // fg continues them all.
 func TestCtrlZ(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	term := newTmux(t, fmt.Sprintf(`cd %q
 set -m
@@ -195,11 +207,11 @@ exec sleep 600
 	term.waitFor("both jobs to start", func() bool {
 		return exists(filepath.Join(dir, "z.1"))() && exists(filepath.Join(dir, "z.2"))()
 	})
-	term.waitFor("both sleeps to start", func() bool { return len(processesWith("1000.61"))+len(processesWith("1000.62")) == 2 })
+	term.waitFor("both sleeps to start", func() bool { return len(term.processesWith("1000.61"))+len(term.processesWith("1000.62")) == 2 })
 	term.run("send-keys", "C-z")
 	term.waitForText("<stopped ")
 	for _, word := range []string{"1000.61", "1000.62"} {
-		for _, pid := range processesWith(word) {
+		for _, pid := range term.processesWith(word) {
 			term.waitFor("job "+word+" to stop", func() bool { return processState(pid) == 'T' })
 			// The TERM takes effect once fg continues the sleep; then the
 			// job prints and ends.

@@ -14,11 +14,15 @@ import (
 // jobs print two lines each while the progress bar is drawn on the same
 // screen. What tmux shows must be whole, unmixed job lines, a bar seen
 // while the jobs ran, and no bar left at the end; the summary of a failed
-// run is colored, and not with NO_COLOR.
+// run is colored, and not with NO_COLOR. The jobs sleep 0.11 to 0.18 s,
+// so that the run lasts seconds and the bar, hidden whenever a job
+// prints, is on the screen often enough to be seen by a poll that a busy
+// machine slows down.
 func TestTerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	done := filepath.Join(dir, "done")
-	term := newTmux(t, fmt.Sprintf(`"$fan" -j8 'sleep 0.05; echo "job {} line one"; echo "job {} line two, a little longer than the first"' ::: $(seq 200)
+	term := newTmux(t, fmt.Sprintf(`"$fan" -j8 'sleep 0.1{%%}; echo "job {} line one"; echo "job {} line two, a little longer than the first"' ::: $(seq 200)
 echo "first run exited $?"
 "$fan" 'exit 3' ::: a b
 echo "second run exited $?"
