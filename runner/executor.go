@@ -24,6 +24,20 @@ type Executor interface {
 	Resume()
 }
 
+// Elsewhere is an Executor that runs jobs on another machine (a remote
+// host). A directly exec'd command's program is looked for on this
+// machine's PATH when the template is built; for such an executor, not
+// finding it here is no failure: the host's PATH decides.
+type Elsewhere interface {
+	RunsElsewhere() bool
+}
+
+// runsElsewhere reports whether e runs jobs on another machine.
+func runsElsewhere(e Executor) bool {
+	x, ok := e.(Elsewhere)
+	return ok && x.RunsElsewhere()
+}
+
 // Attempt is what one run of a job needs from the pool.
 type Attempt struct {
 	// Seq is the job's number ({#}), for messages.
