@@ -27,6 +27,7 @@ type Config struct {
 	template   *runner.Template
 	pack       *packSpec      // nil unless items are packed (--xargs, -X, -m, -L, -s)
 	records    *input.Records // pipe mode's records; nil in argument mode
+	remote     *remoteSpec    // the hosts of -S; nil without
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -41,6 +42,9 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		return nil, err
 	}
 	if err := c.checkJobs(); err != nil {
+		return nil, err
+	}
+	if err := c.checkRemote(); err != nil {
 		return nil, err
 	}
 	if o.Input.Pipe.Tee && !c.flagSet("jobs") && !c.flagSet("max-procs") {

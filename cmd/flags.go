@@ -15,6 +15,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addExecFlags(f, o)
 	addOutputFlags(f, o)
 	addBookkeepingFlags(f, o)
+	addRemoteFlags(f, o)
 	addTerminalFlags(f, o)
 	addXargsFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")

@@ -18,6 +18,7 @@ type Options struct {
 	Input  InputOptions
 	Runner RunnerOptions
 	Output OutputOptions
+	Remote RemoteOptions
 
 	// Xargs is --xargs: be GNU xargs.
 	Xargs bool

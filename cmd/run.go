@@ -138,6 +138,14 @@ func run(c *Config) outcome {
 		defer local.Close()
 		local.FewThreads, local.Notify = budget.FewThreads, stream.Notify
 		pool.Exec = local
+		if c.remote != nil {
+			closeHosts, err := c.remote.attach(pool, stream.Notify, st.stopIntake, c.envNames())
+			if err != nil {
+				books.Close(false)
+				return failed(err)
+			}
+			defer closeHosts()
+		}
 	}
 	notify := stream.Notify
 	pool.OnHalt = func(h *runner.Halted) {
@@ -175,7 +183,8 @@ func run(c *Config) outcome {
 	if cerr := books.Close(ranAtAll); err == nil && cerr != nil {
 		err = cerr
 	}
-	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.Runner.Halt, xargs: c.Xargs}
+	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.Runner.Halt, xargs: c.Xargs,
+		hostsGone: c.remote != nil && c.remote.gaveUp.Load()}
 	if watch != nil {
 		res.xargsAbort, res.xargsFailed = watch.Result()
 		if a := res.xargsAbort; a != nil {

@@ -23,6 +23,7 @@ var spellings = map[string]string{
 	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice",
 	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 	"spreadstdin": "pipe", "pipe-part": "pipepart", "block-size": "block", "blocksize": "block",
+	"slf":        "sshloginfile",
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
@@ -38,8 +39,8 @@ var elsewhere = strings.Fields(`basefile block-timeout bibtex citation cleanup
 	number-of-threads onall open-tty output-as-files plus profile
 	record-env remove-rec-sep retry-failed return rsync-opts
 	semaphore semaphore-name semaphore-timeout shard shebang shell-completion shellquote
-	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh ssh-delay
-	sshlogin sshloginfile template tmux tmux-pane tollef total-jobs transfer
+	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
+	template tmux tmux-pane tollef total-jobs transfer
 	transfer-file tty use-compress-program use-cores-instead-of-threads
 	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads wait
 	xapplyinputsource`)

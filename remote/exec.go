@@ -69,6 +69,10 @@ func NewExecutor(h *Host, env []string) *Executor {
 	return &Executor{host: h, pass: pass, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
 }
 
+// RunsElsewhere implements runner.Elsewhere: the program of a job is
+// looked for on the host, not on this machine's PATH.
+func (e *Executor) RunsElsewhere() bool { return true }
+
 // Host is the host the executor runs jobs on.
 func (e *Executor) Host() *Host { return e.host }
 
