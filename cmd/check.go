@@ -28,6 +28,7 @@ type Config struct {
 	pack       *packSpec      // nil unless items are packed (--xargs, -X, -m, -L, -s)
 	records    *input.Records // pipe mode's records; nil in argument mode
 	remote     *remoteSpec    // the hosts of -S; nil without
+	shard      input.Shard    // --shard, resolved
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -45,6 +46,9 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		return nil, err
 	}
 	if err := c.checkRemote(); err != nil {
+		return nil, err
+	}
+	if c.shard, err = c.checkShard(); err != nil {
 		return nil, err
 	}
 	if o.Input.Pipe.Tee && !c.flagSet("jobs") && !c.flagSet("max-procs") {

@@ -38,7 +38,7 @@ var elsewhere = strings.Fields(`basefile block-timeout bibtex citation cleanup
 	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
 	number-of-threads onall open-tty output-as-files plus profile
 	record-env remove-rec-sep retry-failed return rsync-opts
-	semaphore semaphore-name semaphore-timeout shard shebang shell-completion shellquote
+	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
 	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
 	template tmux tmux-pane tollef total-jobs transfer
 	transfer-file tty use-compress-program use-cores-instead-of-threads
