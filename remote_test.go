@@ -408,3 +408,42 @@ func TestRemoteUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoteEnvAndWorkdir(t *testing.T) {
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	dir := t.TempDir()
+	h1 := hs.Hosts[0]
+	// A variable reaches a remote job only when --env names it; an
+	// exported bash function too (export -f), and the job then runs in
+	// bash there, as it would here.
+	c := remoteFan(t, hs, dir, "-S", "1/h1", "-k", "--env", "GREETING", "--env", "shout",
+		`echo "$GREETING/$UNSENT"; shout {}`, ":::", "it's", "$(id)")
+	c.Env = append(c.Env, "GREETING=hello there", "UNSENT=x", "BASH_FUNC_shout%%=() {  echo \"${1^^}!\"\n}")
+	r := run(t, c)
+	if want := "hello there/\nIT'S!\nhello there/\n$(ID)!\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	// --workdir DIR: relative to the login's home, made when missing.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--workdir", "jobs/{}", `pwd; touch made`, ":::", "a b"))
+	if want := filepath.Join(h1.Home(), "jobs", "a b") + "\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("--workdir jobs/{}: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(h1.Home(), "jobs", "a b", "made")); err != nil {
+		t.Error(err)
+	}
+	// --workdir ...: a fresh directory per job, gone afterwards.
+	r = run(t, remoteFan(t, hs, dir, "-S", "2/h1", "-k", "--workdir", "...", `pwd; ls; touch {}`, ":::", "x", "y"))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	tmp := filepath.Join(h1.Home(), ".parallel", "tmp") + "/"
+	if r.status != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], tmp) || !strings.HasPrefix(lines[1], tmp) || lines[0] == lines[1] {
+		t.Errorf("--workdir ...: status %d, stdout %q: want two empty directories under %s; stderr:\n%s", r.status, r.stdout, tmp, r.stderr)
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		t.Errorf("--workdir ...: left %v (%v)", ents, err)
+	}
+	// Not with : among the hosts, where it would be a directory named ...
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1,:", "--workdir", "...", "true", ":::", "x"))
+	if r.status != 255 || !strings.Contains(r.stderr, "fan: --workdir ...: a fresh directory per job is made on remote hosts only") {
+		t.Errorf("--workdir ... with -S :: status %d, stderr %q", r.status, r.stderr)
+	}
+}

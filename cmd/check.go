@@ -96,8 +96,8 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 			return nil, usageErrorf("--tmpdir: cannot use directory %q: %v (give a directory fan can write in)", dir, err)
 		}
 	}
-	if o.Runner.WorkDir == "..." {
-		return nil, usageErrorf("--workdir ...: GNU parallel's temporary directory per job is not supported (give a directory, which may hold {})")
+	if o.Runner.WorkDir == "..." && c.remote == nil {
+		return nil, usageErrorf("--workdir ...: a temporary directory per job is made on remote hosts (-S) only (give a directory, which may hold {})")
 	}
 	functions := runner.ExportedFunctions(env)
 	shell, err := c.shell(functions)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ type RemoteOptions struct {
 	LoginFiles  []string      // --sshloginfile, --slf
 	SSH         string        // --ssh
 	HostTimeout time.Duration // --host-timeout
+	Env         []string      // --env
 }
 
 // defaultHostTimeout is how long jobs wait while no host can be reached.
@@ -36,6 +38,7 @@ func addRemoteFlags(f *pflag.FlagSet, o *Options) {
 	f.StringArrayVarP(&r.Logins, "sshlogin", "S", nil, "run jobs on the hosts `[N/]LOGIN[,...]` over ssh (N/: job slots there; : is this machine); repeatable")
 	f.StringArrayVar(&r.LoginFiles, "sshloginfile", nil, "read logins from `FILE`, one a line, and again when it changes (.. is ~/.parallel/sshloginfile, - is stdin; also --slf); repeatable")
 	f.StringVar(&r.SSH, "ssh", "", "reach the hosts with `CMD` instead of ssh (default: $PARALLEL_SSH, else ssh)")
+	f.StringArrayVar(&r.Env, "env", nil, "give remote jobs the variable (or exported bash function) `NAME` of fan's environment; repeatable (local jobs have all of it)")
 	durationVar(f, &r.HostTimeout, "host-timeout", "while no host can be reached, wait `D` before giving up the jobs not started (default 5m)")
 }
 
@@ -58,6 +61,9 @@ type remoteSpec struct {
 // known (for the read-ahead and the descriptor budget).
 func (c *Config) checkRemote() error {
 	r := &c.Remote
+	if err := c.checkEnv(); err != nil {
+		return err
+	}
 	if len(r.Logins) == 0 && len(r.LoginFiles) == 0 {
 		if c.set("ssh") || c.set("host-timeout") {
 			return usageErrorf("--ssh and --host-timeout are for jobs on other hosts: give them with -S or --sshloginfile")
@@ -121,6 +127,9 @@ func (c *Config) checkRemote() error {
 	all := spec.logins()
 	if len(all) == 0 && len(spec.files) == 0 {
 		return usageErrorf("-S and --sshloginfile name no host (give -S host, -S 4/host, or : for this machine)")
+	}
+	if c.Runner.WorkDir == remote.TempDir && slices.ContainsFunc(all, func(l remote.Login) bool { return l.Local }) {
+		return usageErrorf("--workdir ...: a fresh directory per job is made on remote hosts only, and -S includes : (this machine)")
 	}
 	c.remote = spec
 	c.jobs = 0
@@ -255,10 +264,27 @@ func (r *remoteSpec) reread(ctx context.Context, slots *remote.Slots, notify fun
 }
 
 // envNames are the variables that remote jobs get from fan's environment
-// besides the job's own (runner.JobVars): --process-slot-var's.
+// besides the job's own (runner.JobVars): --env's (a name may be an
+// exported bash function's) and --process-slot-var's.
 func (c *Config) envNames() []string {
+	names := slices.Clone(c.Remote.Env)
 	if v := c.Runner.ProcessSlotVar; v != "" {
-		return []string{v}
+		names = append(names, v)
+	}
+	return names
+}
+
+// checkEnv refuses an --env that names no variable.
+func (c *Config) checkEnv() error {
+	for _, n := range c.Remote.Env {
+		switch {
+		case n == "_":
+			return usageErrorf("--env _: copying every variable that ~/.parallel/ignored_vars does not list is not supported (name the variables: --env A --env B)")
+		case !envName.MatchString(n):
+			return usageErrorf("--env: %q is not a variable name (give one name, e.g. --env PATH)", n)
+		}
 	}
 	return nil
 }
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -33,7 +33,7 @@ var spellings = map[string]string{
 // since parallel's --retry-failed begins so too.
 var elsewhere = strings.Fields(`basefile block-timeout bibtex citation cleanup
 	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
-	decompress-program embed env files filter-hosts gnu group-by hostgroups
+	decompress-program embed files filter-hosts gnu group-by hostgroups
 	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
 	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
 	number-of-threads onall open-tty output-as-files plus profile

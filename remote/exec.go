@@ -31,8 +31,10 @@ import (
 // directly exec'd command is quoted into a line), the variables of the
 // attempt's environment that the executor passes (runner.JobVars and those
 // named at NewExecutor: not fan's whole environment, which is this
-// machine's), Command.Dir as a directory on the host (relative to the
-// login's home; made when missing), and the attempt's stdin (pipe mode) or
+// machine's; a name given there that is an exported bash function,
+// BASH_FUNC_name%%, passes the function), Command.Dir as a directory on
+// the host (relative to the login's home; made when missing; TempDir for
+// a fresh one), and the attempt's stdin (pipe mode) or
 // nothing. Its stdout is written to the attempt's Stdout file by ssh
 // itself; its stderr passes through the executor, which takes the
 // wrapper's two lines out of it.
@@ -87,6 +89,11 @@ type process struct {
 	pgid   int
 }
 
+// TempDir, as Command.Dir (--workdir ...), runs the job in a fresh
+// directory on its host (under ~/.parallel/tmp, as GNU parallel), removed
+// when the job has ended.
+const TempDir = "..."
+
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Start implements runner.Executor. It returns once the job runs on the
@@ -104,9 +111,17 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		line = c.String()
 	}
 	j := &job{nonce: e.nonce, dir: c.Dir, shell: shell, line: line, stdin: a.Stdin != nil}
+	if c.Dir == TempDir {
+		j.dir, j.temp = "", true
+	}
 	for _, kv := range a.Env {
-		if name, _, ok := strings.Cut(kv, "="); ok && e.pass[name] && varName.MatchString(name) {
+		name, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+		case e.pass[name] && varName.MatchString(name):
 			j.env = append(j.env, kv)
+		case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%") && e.pass[name[len("BASH_FUNC_"):len(name)-2]]:
+			j.funcs = append(j.funcs, kv) // an exported bash function (export -f)
 		}
 	}
 	script := j.script()
