@@ -392,7 +392,9 @@ func TestRemoteUsageErrors(t *testing.T) {
 		{[]string{"-S", "0/host", "echo"}, `fan: -S: "0/host": 0 job slots`},
 		{[]string{"--slf", "missing", "echo"}, `fan: --sshloginfile: cannot read "missing": no such file or directory`},
 		{[]string{"-S", "h1", "--ssh", "ssh $X", "echo"}, `fan: --ssh: '$' in "ssh $X" needs a shell`},
-		{[]string{"--ssh", "ssh", "echo"}, `fan: --ssh and --host-timeout are for jobs on other hosts`},
+		{[]string{"--ssh", "ssh", "echo"}, `fan: --ssh is for jobs on other hosts: give the hosts with -S or --sshloginfile`},
+		{[]string{"--return", "{}.out", "echo"}, `fan: --return is for jobs on other hosts`},
+		{[]string{"-S", "", "echo"}, `fan: -S and --sshloginfile name no host`},
 	} {
 		c := exec.Command(fan, append(tc.args, ":::", "x")...)
 		c.Dir = dir
@@ -441,9 +443,58 @@ func TestRemoteEnvAndWorkdir(t *testing.T) {
 	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
 		t.Errorf("--workdir ...: left %v (%v)", ents, err)
 	}
+	// Files come back from it before it goes.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--workdir", "...", "--return", "{}.o", `echo in $(basename $PWD) > {}.o`, ":::", "a"))
+	if b, err := os.ReadFile(filepath.Join(dir, "a.o")); r.status != 0 || !strings.HasPrefix(string(b), "in fan-") {
+		t.Errorf("--workdir ... --return: status %d, a.o %q (%v); stderr:\n%s", r.status, b, err, r.stderr)
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		t.Errorf("--workdir ... --return: left %v (%v)", ents, err)
+	}
 	// Not with : among the hosts, where it would be a directory named ...
 	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1,:", "--workdir", "...", "true", ":::", "x"))
 	if r.status != 255 || !strings.Contains(r.stderr, "fan: --workdir ...: a fresh directory per job is made on remote hosts only") {
 		t.Errorf("--workdir ... with -S :: status %d, stderr %q", r.status, r.stderr)
+	}
+}
+
+func TestRemoteTransferReturnCleanup(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// On the host, a name holding /./ is what follows it.
+	names := []string{"a b", "it's", "new\nline", "-dash", "$(id)", `q"uote`, "sub/./deep/x"}
+	for i, n := range names {
+		local := strings.ReplaceAll(n, "/./", "/")
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(local)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, local), []byte(strings.Repeat("x", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	items := append([]string{}, names...)
+	items = append(items, "missing")
+	c := remoteFan(t, hs, dir, append([]string{"-S", "1/h1,1/h2", "-0", "--trc", "{}.out", `f={}; f=${f#*/./}; wc -c < "$f" > "$f.out"`}, "::::", "-")...)
+	c.Stdin = strings.NewReader(strings.Join(items, "\x00") + "\x00")
+	r := run(t, c)
+	if r.status != 1 {
+		t.Errorf("exit status %d, want 1 (the missing file's job failed); stderr:\n%s", r.status, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `fan: --transfer: cannot read "missing": no such file or directory`) {
+		t.Errorf("stderr does not say which file is missing:\n%s", r.stderr)
+	}
+	for i, n := range names {
+		got, err := os.ReadFile(filepath.Join(dir, strings.ReplaceAll(n, "/./", "/")+".out"))
+		if err != nil || strings.TrimSpace(string(got)) != fmt.Sprint(i+1) {
+			t.Errorf("%q: returned %q (%v), want %d", n, got, err, i+1)
+		}
+	}
+	// --cleanup: nothing of the jobs is left in the hosts' homes (the
+	// one made directory, deep, is empty).
+	for _, h := range hs.Hosts {
+		filepath.Walk(h.Home(), func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() && !strings.Contains(p, "/.") {
+				t.Errorf("%s: left %s", h.Name, p)
+			}
+			return nil
+		})
 	}
 }

@@ -22,11 +22,16 @@ import (
 // RemoteOptions are the flags that run jobs on other hosts over ssh
 // (GNU parallel's -S and its company).
 type RemoteOptions struct {
-	Logins      []string      // -S, --sshlogin
-	LoginFiles  []string      // --sshloginfile, --slf
-	SSH         string        // --ssh
-	HostTimeout time.Duration // --host-timeout
-	Env         []string      // --env
+	Logins        []string      // -S, --sshlogin
+	LoginFiles    []string      // --sshloginfile, --slf
+	SSH           string        // --ssh
+	HostTimeout   time.Duration // --host-timeout
+	Env           []string      // --env
+	Transfer      bool          // --transfer: --transferfile {}
+	TransferFiles []string      // --transferfile, --tf
+	Return        []string      // --return
+	Cleanup       bool          // --cleanup
+	TRC           []string      // --trc: --transfer --return FILE --cleanup
 }
 
 // defaultHostTimeout is how long jobs wait while no host can be reached.
@@ -39,6 +44,11 @@ func addRemoteFlags(f *pflag.FlagSet, o *Options) {
 	f.StringArrayVar(&r.LoginFiles, "sshloginfile", nil, "read logins from `FILE`, one a line, and again when it changes (.. is ~/.parallel/sshloginfile, - is stdin; also --slf); repeatable")
 	f.StringVar(&r.SSH, "ssh", "", "reach the hosts with `CMD` instead of ssh (default: $PARALLEL_SSH, else ssh)")
 	f.StringArrayVar(&r.Env, "env", nil, "give remote jobs the variable (or exported bash function) `NAME` of fan's environment; repeatable (local jobs have all of it)")
+	f.BoolVar(&r.Transfer, "transfer", false, "copy each job's input file {} to its host before it runs (--transferfile {})")
+	f.StringArrayVar(&r.TransferFiles, "transferfile", nil, "copy `FILE` (it may hold {} and the like) to the job's host before it runs (also --tf); repeatable")
+	f.StringArrayVar(&r.Return, "return", nil, "copy `FILE` (it may hold {}) back from the job's host when it has ended; repeatable")
+	f.BoolVar(&r.Cleanup, "cleanup", false, "remove the files of --transfer and --return from the host once the job is done")
+	f.StringArrayVar(&r.TRC, "trc", nil, "--transfer --return `FILE` --cleanup; repeatable")
 	durationVar(f, &r.HostTimeout, "host-timeout", "while no host can be reached, wait `D` before giving up the jobs not started (default 5m)")
 }
 
@@ -54,6 +64,10 @@ type remoteSpec struct {
 	jobs    Jobs
 	home    string
 	gaveUp  atomic.Bool // no host could be reached for the timeout
+	// transfer and ret name the files each job takes along and brings
+	// back; cleanup removes them from the host.
+	transfer, ret []string
+	cleanup       bool
 }
 
 // checkRemote reads -S, --sshloginfile and --ssh, and sets c.remote (nil
@@ -65,8 +79,10 @@ func (c *Config) checkRemote() error {
 		return err
 	}
 	if len(r.Logins) == 0 && len(r.LoginFiles) == 0 {
-		if c.set("ssh") || c.set("host-timeout") {
-			return usageErrorf("--ssh and --host-timeout are for jobs on other hosts: give them with -S or --sshloginfile")
+		for _, name := range []string{"ssh", "host-timeout", "transfer", "transferfile", "return", "cleanup", "trc"} {
+			if c.set(name) {
+				return usageErrorf("--%s is for jobs on other hosts: give the hosts with -S or --sshloginfile", name)
+			}
 		}
 		return nil
 	}
@@ -131,6 +147,12 @@ func (c *Config) checkRemote() error {
 	if c.Runner.WorkDir == remote.TempDir && slices.ContainsFunc(all, func(l remote.Login) bool { return l.Local }) {
 		return usageErrorf("--workdir ...: a fresh directory per job is made on remote hosts only, and -S includes : (this machine)")
 	}
+	spec.transfer = slices.Clone(r.TransferFiles)
+	if r.Transfer || len(r.TRC) > 0 {
+		spec.transfer = append(spec.transfer, "{}")
+	}
+	spec.ret = append(slices.Clone(r.Return), r.TRC...)
+	spec.cleanup = r.Cleanup || len(r.TRC) > 0
 	c.remote = spec
 	c.jobs = 0
 	for _, l := range all {
@@ -182,7 +204,14 @@ func (r *remoteSpec) logins() []remote.Login {
 // file is read again every second while jobs run. The returned function
 // stops that, and closes every host's connections; call it once the pool
 // has ended.
-func (r *remoteSpec) attach(pool *runner.Pool, notify func(string), stopIntake func(), envNames []string) (func(), error) {
+func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), stopIntake func()) (func(), error) {
+	for _, t := range r.transfer {
+		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.replace))
+	}
+	for _, t := range r.ret {
+		pool.Return = append(pool.Return, runner.NewText(t, c.replace))
+	}
+	pool.Cleanup = r.cleanup
 	jobs := r.jobs
 	slots, err := remote.NewSlots(nil, remote.SlotsConfig{
 		Config:    remote.Config{SSH: r.ssh},
@@ -190,7 +219,7 @@ func (r *remoteSpec) attach(pool *runner.Pool, notify func(string), stopIntake f
 		Jobs:      jobs.Of,
 		CPUs:      !jobs.Given || jobs.Percent > 0 || jobs.Relative,
 		LocalCPUs: runner.CPUs(),
-		Env:       envNames,
+		Env:       c.envNames(),
 	})
 	if err != nil {
 		return nil, err

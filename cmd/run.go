@@ -139,7 +139,7 @@ func run(c *Config) outcome {
 		local.FewThreads, local.Notify = budget.FewThreads, stream.Notify
 		pool.Exec = local
 		if c.remote != nil {
-			closeHosts, err := c.remote.attach(pool, stream.Notify, st.stopIntake, c.envNames())
+			closeHosts, err := c.remote.attach(c, pool, stream.Notify, st.stopIntake)
 			if err != nil {
 				books.Close(false)
 				return failed(err)

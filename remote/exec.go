@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +88,16 @@ type process struct {
 	stdin  *os.File      // the lifeline's end that fan holds (argument mode)
 	out    *demux
 	pgid   int
+	files  *files    // to bring back and clean up
+	stderr io.Writer // the job's, for what goes wrong with its files
+}
+
+// ctx is what gives up an attempt's start: its Cancel, or nothing.
+func ctx(a *runner.Attempt) context.Context {
+	if a.Cancel != nil {
+		return a.Cancel
+	}
+	return context.Background()
 }
 
 // TempDir, as Command.Dir (--workdir ...), runs the job in a fresh
@@ -112,7 +123,16 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 	}
 	j := &job{nonce: e.nonce, dir: c.Dir, shell: shell, line: line, stdin: a.Stdin != nil}
 	if c.Dir == TempDir {
-		j.dir, j.temp = "", true
+		var b [8]byte
+		rand.Read(b[:])
+		j.dir, j.temp = "", "fan-"+hex.EncodeToString(b[:])
+		j.keep = a.Files != nil && len(a.Files.Return) > 0
+	}
+	fs := &files{job: j, f: a.Files}
+	if a.Files != nil {
+		if err := e.host.send(ctx(a), fs); err != nil {
+			return nil, err
+		}
 	}
 	for _, kv := range a.Env {
 		name, _, ok := strings.Cut(kv, "=")
@@ -130,10 +150,7 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 			Reason: "an argument holds a NUL byte, which no command line can carry (split items at NUL with -0)"}
 	}
 	remote := remoteCommand(script)
-	ctx := a.Cancel
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := ctx(a)
 	for try := 0; ; try++ {
 		m, err := e.host.acquire(ctx)
 		if err != nil {
@@ -142,6 +159,9 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		p, refused, err := e.start(ctx, m, a, remote)
 		if refused && try < retries {
 			continue
+		}
+		if p != nil {
+			p.files = fs
 		}
 		return p, err
 	}
@@ -174,7 +194,7 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 		stderr = os.Stderr
 	}
 	argv := h.session(m, remote)
-	p := &process{e: e, m: m, exited: make(chan struct{}), stdin: lifeline, out: newDemux(e.nonce, errR, stderr)}
+	p := &process{e: e, m: m, exited: make(chan struct{}), stdin: lifeline, out: newDemux(e.nonce, errR, stderr), stderr: stderr}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdin, stdout, errW
 	p.cmd.SysProcAttr = sysProcAttr()
@@ -293,6 +313,7 @@ func (p *process) Wait(stop, kill context.Context, seq runner.TermSeq) (runner.E
 			return x, e.host.transport(errors.New("the connection was lost while the job ran"))
 		}
 	}
+	p.files.back(e.host, p.stderr)
 	if status > 128 && status <= 128+64 {
 		x.Status = syscall.WaitStatus(status - 128) // killed by a signal
 	} else {

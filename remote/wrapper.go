@@ -10,7 +10,8 @@ type job struct {
 	env   []string // NAME=value, NAME a shell variable name
 	funcs []string // BASH_FUNC_name%%=() {...}: bash functions (--env name)
 	dir   string   // the directory to run in (made if missing); "" is the home
-	temp  bool     // run in a fresh directory, removed afterwards (--workdir ...)
+	temp  string   // run in this fresh directory under ~/.parallel/tmp (--workdir ...)
+	keep  bool     // keep temp when the job ends (files are to come back from it)
 	shell string   // the shell that runs line: sh, bash, ...
 	line  string   // the job's command line
 	stdin bool     // the job reads ssh's stdin (pipe mode); else /dev/null
@@ -58,9 +59,8 @@ func (j *job) script() string {
 		w(`if ! { mkdir -p -- `, d, ` && cd -- `, d, `; } 2>/dev/null; then set -- 0; `, start,
 			`; mkdir -p -- `, d, ` && cd -- `, d, `; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
 	}
-	if j.temp {
-		// GNU parallel's place for them.
-		w(`if ! { mkdir -p -- "$HOME/.parallel/tmp" && d=$(mktemp -d "$HOME/.parallel/tmp/fan-XXXXXXXX") && cd -- "$d"; } 2>/dev/null; then set -- 0; `, start,
+	if j.temp != "" {
+		w(`if ! { `, tempDir(j.temp), `; } 2>/dev/null; then set -- 0; `, start,
 			`; echo "fan: cannot make a temporary directory in $HOME/.parallel/tmp" >&2; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
 	}
 	if len(j.funcs) > 0 {
@@ -85,7 +85,7 @@ func (j *job) script() string {
 	w(`set -- "$p"; `, start)
 	w(`wait "$p" 2>/dev/null; s=$?`) // dash says "Segmentation fault": not the job's words
 	w(`kill -s KILL -- -"$p" 2>/dev/null`)
-	if j.temp {
+	if j.temp != "" && !j.keep {
 		w(`cd / && rm -rf -- "$d"`)
 	}
 	if !j.stdin {
@@ -94,4 +94,11 @@ func (j *job) script() string {
 	w(`printf '\037%s E %d\n' `, j.nonce, ` "$s" >&2`)
 	w(`exit "$s"`)
 	return b.String()
+}
+
+// tempDir is the sh line that makes the temporary directory name (a job's
+// fresh --workdir ...: GNU parallel's place for them), sets d to it and
+// goes there.
+func tempDir(name string) string {
+	return `d="$HOME/.parallel/tmp/"` + quote(name) + ` && mkdir -p -- "$d" && cd -- "$d"`
 }

@@ -65,7 +65,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	p.started(&r)
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
-		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake}
+		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot.N)}
 	var fed *feeder
 	if item.Stdin != nil && bf == nil {
 		var err error
@@ -170,4 +170,20 @@ func (p *Pool) cannotStart(r Result, err error) Result {
 	}
 	p.discard(&r)
 	return r
+}
+
+// files renders the files a remote job takes along and brings back, or
+// nil.
+func (p *Pool) files(item *input.Item, slot int) *Files {
+	if len(p.Transfer) == 0 && len(p.Return) == 0 {
+		return nil
+	}
+	f := &Files{Cleanup: p.Cleanup}
+	for _, t := range p.Transfer {
+		f.Transfer = append(f.Transfer, t.Render(item, slot))
+	}
+	for _, t := range p.Return {
+		f.Return = append(f.Return, t.Render(item, slot))
+	}
+	return f
 }
