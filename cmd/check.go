@@ -27,6 +27,8 @@ type Config struct {
 	template   *runner.Template
 	pack       *packSpec      // nil unless items are packed (--xargs, -X, -m, -L, -s)
 	records    *input.Records // pipe mode's records; nil in argument mode
+	remote     *remoteSpec    // the hosts of -S; nil without
+	shard      input.Shard    // --shard, resolved
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -41,6 +43,12 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		return nil, err
 	}
 	if err := c.checkJobs(); err != nil {
+		return nil, err
+	}
+	if err := c.checkRemote(); err != nil {
+		return nil, err
+	}
+	if c.shard, err = c.checkShard(); err != nil {
 		return nil, err
 	}
 	if o.Input.Pipe.Tee && !c.flagSet("jobs") && !c.flagSet("max-procs") {
@@ -88,8 +96,8 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 			return nil, usageErrorf("--tmpdir: cannot use directory %q: %v (give a directory fan can write in)", dir, err)
 		}
 	}
-	if o.Runner.WorkDir == "..." {
-		return nil, usageErrorf("--workdir ...: GNU parallel's temporary directory per job is not supported (give a directory, which may hold {})")
+	if o.Runner.WorkDir == "..." && c.remote == nil {
+		return nil, usageErrorf("--workdir ...: a temporary directory per job is made on remote hosts (-S) only (give a directory, which may hold {})")
 	}
 	functions := runner.ExportedFunctions(env)
 	shell, err := c.shell(functions)

@@ -28,6 +28,7 @@ type outcome struct {
 	xargs       bool               // --xargs: xargs's exit statuses
 	xargsAbort  *runner.XargsAbort // --xargs: why the run stopped early
 	xargsFailed bool               // --xargs: a command exited 1–125
+	hostsGone   bool               // -S: no host could be reached for --host-timeout
 }
 
 // Exit statuses under --xargs, as GNU xargs's.
@@ -92,6 +93,11 @@ func exitStatus(o outcome) int {
 		return exitInterrupted
 	case o.halt.Why != "":
 		return haltStatus(o.halt, o.halted, o.stats)
+	}
+	if o.hostsGone {
+		// The items no host could run failed as surely as a job would
+		// have: GNU parallel counts each failed ssh as a failed job.
+		return min(int(o.stats.Failed+o.stats.NotStarted), exitManyFailed)
 	}
 	return min(int(o.stats.Failed), exitManyFailed)
 }

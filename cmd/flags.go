@@ -15,6 +15,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addExecFlags(f, o)
 	addOutputFlags(f, o)
 	addBookkeepingFlags(f, o)
+	addRemoteFlags(f, o)
 	addTerminalFlags(f, o)
 	addXargsFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
@@ -35,6 +36,7 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.Input.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
 	f.StringVar(&o.Input.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
 	f.BoolVar(&o.Input.Link, "link", false, "zip several input sources instead of combining every item of each")
+	shardVar(f, &o.Input.Shard, "shard", "take only every Nth item: `I/N` takes items I, I+N, I+2N ... (counted from 0); auto or auto/N reads I (and N) from a Slurm job array or a Kubernetes Indexed Job")
 }
 
 // addPipeFlags: pipe mode, where jobs read blocks of the input on stdin.

@@ -26,6 +26,7 @@ var flagGroups = []struct {
 	{"Input", addInputFlags},
 	{"Command", addCommandFlags},
 	{"Execution", addExecFlags},
+	{"Remote hosts", addRemoteFlags},
 	{"Output", addOutputFlags},
 	{"Bookkeeping", addBookkeepingFlags},
 	{"Terminal", addTerminalFlags},

@@ -18,6 +18,7 @@ type Options struct {
 	Input  InputOptions
 	Runner RunnerOptions
 	Output OutputOptions
+	Remote RemoteOptions
 
 	// Xargs is --xargs: be GNU xargs.
 	Xargs bool
@@ -62,6 +63,7 @@ type InputOptions struct {
 	// Sources are the ::: lists and :::: files of the positional
 	// arguments (the -a files are in ArgFiles).
 	Sources []input.SourceSpec
+	Shard   ShardSpec // --shard
 	// Pipe mode: the flags of --pipe and --pipepart.
 	Pipe PipeOptions
 }

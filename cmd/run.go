@@ -138,6 +138,14 @@ func run(c *Config) outcome {
 		defer local.Close()
 		local.FewThreads, local.Notify = budget.FewThreads, stream.Notify
 		pool.Exec = local
+		if c.remote != nil {
+			closeHosts, err := c.remote.attach(c, pool, stream.Notify, st.stopIntake)
+			if err != nil {
+				books.Close(false)
+				return failed(err)
+			}
+			defer closeHosts()
+		}
 	}
 	notify := stream.Notify
 	pool.OnHalt = func(h *runner.Halted) {
@@ -175,7 +183,8 @@ func run(c *Config) outcome {
 	if cerr := books.Close(ranAtAll); err == nil && cerr != nil {
 		err = cerr
 	}
-	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.Runner.Halt, xargs: c.Xargs}
+	res := outcome{stats: stats, err: err, interrupted: drain.interrupted(), halted: halted.Load(), halt: c.Runner.Halt, xargs: c.Xargs,
+		hostsGone: c.remote != nil && c.remote.gaveUp.Load()}
 	if watch != nil {
 		res.xargsAbort, res.xargsFailed = watch.Result()
 		if a := res.xargsAbort; a != nil {
@@ -214,7 +223,8 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 		}
 	}
 	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.Input.Colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
-		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read}
+		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read,
+		Shard: c.shard}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
 		if _, ok := lines.(*input.XargsSplitter); ok {

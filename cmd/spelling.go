@@ -23,6 +23,7 @@ var spellings = map[string]string{
 	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice",
 	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 	"spreadstdin": "pipe", "pipe-part": "pipepart", "block-size": "block", "blocksize": "block",
+	"slf":        "sshloginfile",
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
@@ -30,17 +31,17 @@ var spellings = map[string]string{
 // have. A beginning that one of them shares with a flag of fan's is
 // ambiguous, as it is for them: --retry is not taken for --retry-delay,
 // since parallel's --retry-failed begins so too.
-var elsewhere = strings.Fields(`basefile block-timeout bibtex citation cleanup
+var elsewhere = strings.Fields(`basefile block-timeout bibtex citation
 	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
-	decompress-program embed env files filter-hosts gnu group-by hostgroups
+	decompress-program embed files filter-hosts gnu group-by hostgroups
 	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
 	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
 	number-of-threads onall open-tty output-as-files plus profile
-	record-env remove-rec-sep retry-failed return rsync-opts
-	semaphore semaphore-name semaphore-timeout shard shebang shell-completion shellquote
-	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh ssh-delay
-	sshlogin sshloginfile template tmux tmux-pane tollef total-jobs transfer
-	transfer-file tty use-compress-program use-cores-instead-of-threads
+	record-env remove-rec-sep retry-failed rsync-opts
+	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
+	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
+	template tmux tmux-pane tollef total-jobs
+	tty use-compress-program use-cores-instead-of-threads
 	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads wait
 	xapplyinputsource`)
 

@@ -45,6 +45,11 @@ type Reader struct {
 	Count *atomic.Int64
 	// EOF, when set, ends every source at a record equal to it (-E).
 	EOF string
+	// Shard, when set (Count above 0), keeps only this shard's items
+	// (--shard I/N): the items numbered I+1, I+1+N, I+1+2N ... of the
+	// whole input. The others are read and dropped, uncounted; the items
+	// kept keep their numbers in the whole input (Seq, {#}).
+	Shard Shard
 	// Pack, when set, builds the items instead of MaxArgs: as many
 	// arguments per item as fit (--xargs, -X, -m, -L, -s). Without its own
 	// Lines it packs the records of Sources, one line each.
@@ -140,8 +145,33 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 // only a read that was already blocked takes longer.
 const stopWait = 100 * time.Millisecond
 
-// next reads the records of one item and numbers it.
+// Shard is one of Count shards of an input: the shard numbered Index
+// (0-based) takes its items Index, Index+Count, Index+2*Count ...
+// (counted from 0). The zero Shard takes everything.
+type Shard struct {
+	Index, Count int
+}
+
+// takes reports whether the shard takes the item numbered seq (1-based).
+func (s Shard) takes(seq int64) bool {
+	return s.Count <= 1 || (seq-1)%int64(s.Count) == int64(s.Index)
+}
+
+// next reads the next item of this shard.
 func (r *Reader) next() (Item, error) {
+	for {
+		item, err := r.nextAny()
+		if err != nil || r.Shard.takes(item.Seq) {
+			if err == nil && r.Count != nil {
+				r.Count.Add(1)
+			}
+			return item, err
+		}
+	}
+}
+
+// nextAny reads the records of one item and numbers it.
+func (r *Reader) nextAny() (Item, error) {
 	if r.Pack != nil {
 		return r.packed()
 	}
@@ -183,9 +213,6 @@ func (r *Reader) next() (Item, error) {
 	}
 	r.seq++
 	item.Seq = r.seq
-	if r.Count != nil {
-		r.Count.Add(1)
-	}
 	return item, nil
 }
 
@@ -271,9 +298,6 @@ func (r *Reader) packedItem(args []string) Item {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
-	if r.Count != nil {
-		r.Count.Add(1)
-	}
 	return Item{Seq: r.seq, Args: args, Records: recs}
 }
 
@@ -285,7 +309,12 @@ func (r *Reader) takeFromPacker() []Item {
 	}
 	var out []Item
 	for _, args := range r.Pack.Abandon() {
-		out = append(out, r.packedItem(args))
+		if it := r.packedItem(args); r.Shard.takes(it.Seq) {
+			if r.Count != nil {
+				r.Count.Add(1)
+			}
+			out = append(out, it)
+		}
 	}
 	return out
 }

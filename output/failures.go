@@ -41,6 +41,7 @@ type failureRecord struct {
 	Offset     *int64   `json:"offset,omitempty"`
 	Bytes      int64    `json:"bytes,omitempty"`
 	Command    string   `json:"command"`
+	Host       string   `json:"host,omitempty"` // the login it ran on (-S); none for this machine
 	ExitStatus int      `json:"exit_status"`
 	Signal     int      `json:"signal"`
 	TimedOut   bool     `json:"timed_out"`
@@ -104,6 +105,7 @@ func (fl *Failures) Add(r *runner.Result) error {
 	}
 	if !r.NotStarted {
 		rec.Command = r.Command.String()
+		rec.Host = r.Host
 	}
 	if r.Err != nil {
 		rec.Error = r.Err.Error()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +32,10 @@ import (
 // directly exec'd command is quoted into a line), the variables of the
 // attempt's environment that the executor passes (runner.JobVars and those
 // named at NewExecutor: not fan's whole environment, which is this
-// machine's), Command.Dir as a directory on the host (relative to the
-// login's home; made when missing), and the attempt's stdin (pipe mode) or
+// machine's; a name given there that is an exported bash function,
+// BASH_FUNC_name%%, passes the function), Command.Dir as a directory on
+// the host (relative to the login's home; made when missing; TempDir for
+// a fresh one), and the attempt's stdin (pipe mode) or
 // nothing. Its stdout is written to the attempt's Stdout file by ssh
 // itself; its stderr passes through the executor, which takes the
 // wrapper's two lines out of it.
@@ -69,6 +72,10 @@ func NewExecutor(h *Host, env []string) *Executor {
 	return &Executor{host: h, pass: pass, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
 }
 
+// RunsElsewhere implements runner.Elsewhere: the program of a job is
+// looked for on the host, not on this machine's PATH.
+func (e *Executor) RunsElsewhere() bool { return true }
+
 // Host is the host the executor runs jobs on.
 func (e *Executor) Host() *Host { return e.host }
 
@@ -81,7 +88,22 @@ type process struct {
 	stdin  *os.File      // the lifeline's end that fan holds (argument mode)
 	out    *demux
 	pgid   int
+	files  *files    // to bring back and clean up
+	stderr io.Writer // the job's, for what goes wrong with its files
 }
+
+// ctx is what gives up an attempt's start: its Cancel, or nothing.
+func ctx(a *runner.Attempt) context.Context {
+	if a.Cancel != nil {
+		return a.Cancel
+	}
+	return context.Background()
+}
+
+// TempDir, as Command.Dir (--workdir ...), runs the job in a fresh
+// directory on its host (under ~/.parallel/tmp, as GNU parallel), removed
+// when the job has ended.
+const TempDir = "..."
 
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -100,9 +122,26 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		line = c.String()
 	}
 	j := &job{nonce: e.nonce, dir: c.Dir, shell: shell, line: line, stdin: a.Stdin != nil}
+	if c.Dir == TempDir {
+		var b [8]byte
+		rand.Read(b[:])
+		j.dir, j.temp = "", "fan-"+hex.EncodeToString(b[:])
+		j.keep = a.Files != nil && len(a.Files.Return) > 0
+	}
+	fs := &files{job: j, f: a.Files}
+	if a.Files != nil {
+		if err := e.host.send(ctx(a), fs); err != nil {
+			return nil, err
+		}
+	}
 	for _, kv := range a.Env {
-		if name, _, ok := strings.Cut(kv, "="); ok && e.pass[name] && varName.MatchString(name) {
+		name, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+		case e.pass[name] && varName.MatchString(name):
 			j.env = append(j.env, kv)
+		case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%") && e.pass[name[len("BASH_FUNC_"):len(name)-2]]:
+			j.funcs = append(j.funcs, kv) // an exported bash function (export -f)
 		}
 	}
 	script := j.script()
@@ -111,10 +150,7 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 			Reason: "an argument holds a NUL byte, which no command line can carry (split items at NUL with -0)"}
 	}
 	remote := remoteCommand(script)
-	ctx := a.Cancel
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := ctx(a)
 	for try := 0; ; try++ {
 		m, err := e.host.acquire(ctx)
 		if err != nil {
@@ -123,6 +159,9 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		p, refused, err := e.start(ctx, m, a, remote)
 		if refused && try < retries {
 			continue
+		}
+		if p != nil {
+			p.files = fs
 		}
 		return p, err
 	}
@@ -155,7 +194,7 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 		stderr = os.Stderr
 	}
 	argv := h.session(m, remote)
-	p := &process{e: e, m: m, exited: make(chan struct{}), stdin: lifeline, out: newDemux(e.nonce, errR, stderr)}
+	p := &process{e: e, m: m, exited: make(chan struct{}), stdin: lifeline, out: newDemux(e.nonce, errR, stderr), stderr: stderr}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdin, stdout, errW
 	p.cmd.SysProcAttr = sysProcAttr()
@@ -274,6 +313,7 @@ func (p *process) Wait(stop, kill context.Context, seq runner.TermSeq) (runner.E
 			return x, e.host.transport(errors.New("the connection was lost while the job ran"))
 		}
 	}
+	p.files.back(e.host, p.stderr)
 	if status > 128 && status <= 128+64 {
 		x.Status = syscall.WaitStatus(status - 128) // killed by a signal
 	} else {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -32,23 +34,34 @@ func refusedChannel(stderr string) bool {
 // A failure to reach the host (ssh's status 255) is a *runner.TransportError;
 // the command's own failure is an error holding its stderr.
 func (h *Host) run(ctx context.Context, remote string) ([]byte, error) {
+	var out bytes.Buffer
+	err := h.runIO(ctx, remote, nil, &out)
+	return out.Bytes(), err
+}
+
+// runIO is run with the channel's stdin from in (nil: none) and its
+// stdout to out. A channel the host refused is asked for again only
+// without in (whose content is gone once read).
+func (h *Host) runIO(ctx context.Context, remote string, in *os.File, out io.Writer) error {
 	for try := 0; ; try++ {
 		m, err := h.acquire(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var out bytes.Buffer
 		var stderr tail
 		argv := h.session(m, remote)
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Stdout, cmd.Stderr = &out, &stderr
+		cmd.Stdout, cmd.Stderr = out, &stderr
+		if in != nil {
+			cmd.Stdin = in
+		}
 		cmd.SysProcAttr = sysProcAttr()
 		// The master holds the output pipes as long as the channel is
 		// open: should it hang, do not wait for it past the client.
 		cmd.WaitDelay = 2 * time.Second
 		if err := cmd.Start(); err != nil {
 			h.release(m, false)
-			return nil, h.transport(fmt.Errorf("%s: %w", argv[0], err))
+			return h.transport(fmt.Errorf("%s: %w", argv[0], err))
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -62,20 +75,20 @@ func (h *Host) run(ctx context.Context, remote string) ([]byte, error) {
 		refused := err != nil && refusedChannel(msg)
 		h.release(m, refused)
 		switch {
-		case refused && try < retries:
+		case refused && try < retries && in == nil:
 			continue
 		case ctx.Err() != nil:
-			return nil, h.transport(context.Cause(ctx))
+			return h.transport(context.Cause(ctx))
 		case err == nil:
-			return out.Bytes(), nil
+			return nil
 		}
 		if msg == "" {
 			msg = err.Error()
 		}
 		if code := cmd.ProcessState.ExitCode(); code == 255 || code == -1 {
-			return nil, h.transport(errors.New(msg))
+			return h.transport(errors.New(msg))
 		}
-		return out.Bytes(), errors.New(msg)
+		return errors.New(msg)
 	}
 }
 

@@ -8,7 +8,10 @@ import (
 type job struct {
 	nonce string
 	env   []string // NAME=value, NAME a shell variable name
+	funcs []string // BASH_FUNC_name%%=() {...}: bash functions (--env name)
 	dir   string   // the directory to run in (made if missing); "" is the home
+	temp  string   // run in this fresh directory under ~/.parallel/tmp (--workdir ...)
+	keep  bool     // keep temp when the job ends (files are to come back from it)
 	shell string   // the shell that runs line: sh, bash, ...
 	line  string   // the job's command line
 	stdin bool     // the job reads ssh's stdin (pipe mode); else /dev/null
@@ -19,8 +22,10 @@ type job struct {
 //   - keeps ssh's stdin as fd 3 and gives the job /dev/null (or, in pipe
 //     mode, ssh's stdin);
 //   - starts the job in a process group of its own (setsid, or perl's
-//     setpgrp where setsid is missing), with the job's variables, in its
-//     directory;
+//     setpgrp where setsid is missing), with the job's variables and
+//     bash functions (which env passes, as sh cannot name them), in its
+//     directory: a fresh one under ~/.parallel/tmp for --workdir ...,
+//     removed when the job has ended;
 //   - in argument mode, watches ssh's stdin, the job's lifeline: fan never
 //     writes to it, so its end means that fan, or the connection, is gone,
 //     and the job's group is terminated (TERM, then KILL after a second);
@@ -54,6 +59,17 @@ func (j *job) script() string {
 		w(`if ! { mkdir -p -- `, d, ` && cd -- `, d, `; } 2>/dev/null; then set -- 0; `, start,
 			`; mkdir -p -- `, d, ` && cd -- `, d, `; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
 	}
+	if j.temp != "" {
+		w(`if ! { `, tempDir(j.temp), `; } 2>/dev/null; then set -- 0; `, start,
+			`; echo "fan: cannot make a temporary directory in $HOME/.parallel/tmp" >&2; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
+	}
+	if len(j.funcs) > 0 {
+		f := make([]string, len(j.funcs))
+		for i, kv := range j.funcs {
+			f[i] = quote(kv)
+		}
+		w(`set -- "$@" env `, strings.Join(f, " "))
+	}
 	in := `0<&3`
 	if !j.stdin {
 		in = `0</dev/null`
@@ -69,10 +85,20 @@ func (j *job) script() string {
 	w(`set -- "$p"; `, start)
 	w(`wait "$p" 2>/dev/null; s=$?`) // dash says "Segmentation fault": not the job's words
 	w(`kill -s KILL -- -"$p" 2>/dev/null`)
+	if j.temp != "" && !j.keep {
+		w(`cd / && rm -rf -- "$d"`)
+	}
 	if !j.stdin {
 		w(`kill -s KILL "$w" 2>/dev/null`)
 	}
 	w(`printf '\037%s E %d\n' `, j.nonce, ` "$s" >&2`)
 	w(`exit "$s"`)
 	return b.String()
+}
+
+// tempDir is the sh line that makes the temporary directory name (a job's
+// fresh --workdir ...: GNU parallel's place for them), sets d to it and
+// goes there.
+func tempDir(name string) string {
+	return `d="$HOME/.parallel/tmp/"` + quote(name) + ` && mkdir -p -- "$d" && cd -- "$d"`
 }

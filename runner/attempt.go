@@ -35,6 +35,9 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		var transport *TransportError
 		lost := errors.As(r.Err, &transport) || r.Evicted
 		if !lost && (r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries) || p.intake.Err() != nil {
+			if lost && r.NotStarted {
+				r.Err = nil // it never ran, and the run is stopping
+			}
 			// Before the slot is free, so that no new job slips in past a
 			// halt, and results arrive in the order the jobs ended (with
 			// -j1, input order).
@@ -51,10 +54,15 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		}
 		// A retry is a new start: a drain or a halt cancels it.
 		var ok bool
-		if sleep(p.intake, wait) {
+		if Sleep(p.intake, wait) {
 			slot, ok = p.slots.Take(p.intake)
 		}
 		if !ok {
+			if lost && r.NotStarted {
+				// It never ran, and will not now: the run is stopping,
+				// or no host is left to run it (said already).
+				r.Err = nil
+			}
 			p.finish(j, &r)
 			return
 		}

@@ -159,7 +159,7 @@ func (l *Local) spawnWaiting(c *Command, a *Attempt, stdio []uintptr) (*proc, er
 				break
 			}
 		}
-		if !sleep(cancel, wait) {
+		if !Sleep(cancel, wait) {
 			break
 		}
 		wait = min(2*wait, forkRetryMax)

@@ -24,6 +24,20 @@ type Executor interface {
 	Resume()
 }
 
+// Elsewhere is an Executor that runs jobs on another machine (a remote
+// host). A directly exec'd command's program is looked for on this
+// machine's PATH when the template is built; for such an executor, not
+// finding it here is no failure: the host's PATH decides.
+type Elsewhere interface {
+	RunsElsewhere() bool
+}
+
+// runsElsewhere reports whether e runs jobs on another machine.
+func runsElsewhere(e Executor) bool {
+	x, ok := e.(Elsewhere)
+	return ok && x.RunsElsewhere()
+}
+
 // Attempt is what one run of a job needs from the pool.
 type Attempt struct {
 	// Seq is the job's number ({#}), for messages.
@@ -42,6 +56,23 @@ type Attempt struct {
 	// Cancel, when it ends, gives up an attempt still waiting to start
 	// (the system has no process to spare): the run is being stopped.
 	Cancel context.Context
+	// Files, when set, are the files that a remote job takes to its host
+	// and brings back; an executor on this machine has nothing to do.
+	Files *Files
+}
+
+// Files are the files of one remote job (--transfer, --return,
+// --cleanup), named as on this machine. A name holding /./ is, on the
+// host, what follows it; other relative names are relative to the job's
+// directory there, absolute names stay as they are.
+type Files struct {
+	// Transfer are copied to the host before the job starts; a missing
+	// one fails the job.
+	Transfer []string
+	// Return are copied back from the host when the job has ended.
+	Return []string
+	// Cleanup removes Transfer and Return from the host afterwards.
+	Cleanup bool
 }
 
 // Process is a started attempt: a tree of processes that is waited for and

@@ -41,8 +41,8 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		r.Command.Dir = p.WorkDir.Render(item, slot.N)
 	}
 	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
-	if r.Command.Err != nil {
-		return p.cannotStart(r, r.Command.Err)
+	if err := r.Command.Err; err != nil && !(err == p.Template.look && runsElsewhere(slot.Exec)) {
+		return p.cannotStart(r, err)
 	}
 	if err := p.capture(&r); err != nil {
 		// fan's own failure, not the job's: it did not start.
@@ -52,7 +52,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	// A job waiting for its --delay turn does not start once the run is
 	// being stopped; one the dispatcher started at once (its slot taken
 	// before the stop) runs, as the jobs already running do.
-	if !start.IsZero() && !sleep(p.intake, time.Until(start)) {
+	if !start.IsZero() && !Sleep(p.intake, time.Until(start)) {
 		r.Status, r.NotStarted = -1, true
 		p.discard(&r)
 		return r
@@ -65,7 +65,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	p.started(&r)
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
-		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake}
+		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot.N)}
 	var fed *feeder
 	if item.Stdin != nil && bf == nil {
 		var err error
@@ -161,7 +161,7 @@ func (p *Pool) cannotStart(r Result, err error) Result {
 	var te *TransportError
 	switch {
 	case errors.As(err, &te):
-		r.Status = -1
+		r.Status, r.NotStarted = -1, true // the job never ran
 	case errors.As(err, &se):
 		r.Status = se.Status
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EISDIR), errors.Is(err, syscall.EPERM),
@@ -170,4 +170,20 @@ func (p *Pool) cannotStart(r Result, err error) Result {
 	}
 	p.discard(&r)
 	return r
+}
+
+// files renders the files a remote job takes along and brings back, or
+// nil.
+func (p *Pool) files(item *input.Item, slot int) *Files {
+	if len(p.Transfer) == 0 && len(p.Return) == 0 {
+		return nil
+	}
+	f := &Files{Cleanup: p.Cleanup}
+	for _, t := range p.Transfer {
+		f.Transfer = append(f.Transfer, t.Render(item, slot))
+	}
+	for _, t := range p.Return {
+		f.Return = append(f.Return, t.Render(item, slot))
+	}
+	return f
 }

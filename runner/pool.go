@@ -41,6 +41,12 @@ type Pool struct {
 	// WorkDir, when set, names the directory each job runs in, made as
 	// needed (--workdir; it may hold replacement strings).
 	WorkDir *Text
+	// Transfer and Return name, for each job, the files a remote job
+	// takes to its host and brings back; Cleanup removes them there
+	// afterwards (--transfer, --return, --cleanup). They may hold
+	// replacement strings.
+	Transfer, Return []*Text
+	Cleanup          bool
 	// Spool captures each job's output; nil lets jobs write straight to
 	// fan's own stdout and stderr (--ungroup).
 	Spool Spool

@@ -25,8 +25,8 @@ func backoff(base time.Duration, attempt int) time.Duration {
 	return d + jitter
 }
 
-// sleep waits for d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
+// Sleep waits for d or until ctx ends; it reports whether d passed.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}

@@ -49,10 +49,10 @@ type FixedSlots struct {
 	Gates []Gate
 
 	mu      sync.Mutex
-	limit   int           // 0: no limit
-	busy    int           // slots taken
-	waiting int           // Takes waiting for a slot
-	free    []bool        // free[i]: slot i+1 is free
+	limit   int // 0: no limit
+	busy    int // slots taken
+	waiting int // Takes waiting for a slot
+	numbers SlotNumbers
 	changed chan struct{} // closed when a slot may have come free
 }
 
@@ -135,7 +135,7 @@ func (s *FixedSlots) take() (slot Slot, ok bool, changed <-chan struct{}) {
 		return Slot{}, false, s.changed
 	}
 	s.busy++
-	return Slot{N: s.lowest(), Host: s.host, Exec: s.exec}, true, nil
+	return Slot{N: s.numbers.Take(), Host: s.host, Exec: s.exec}, true, nil
 }
 
 // gatesOpen reports whether every gate lets a job start now.
@@ -148,22 +148,10 @@ func (s *FixedSlots) gatesOpen() bool {
 	return true
 }
 
-// lowest takes the lowest free slot number; s.mu is held.
-func (s *FixedSlots) lowest() int {
-	for i, f := range s.free {
-		if f {
-			s.free[i] = false
-			return i + 1
-		}
-	}
-	s.free = append(s.free, false)
-	return len(s.free)
-}
-
 // Put implements Slots.
 func (s *FixedSlots) Put(slot Slot) {
 	s.mu.Lock()
-	s.free[slot.N-1] = true
+	s.numbers.Put(slot.N)
 	s.busy--
 	s.wake()
 	s.mu.Unlock()

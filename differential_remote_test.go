@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"fan/internal/sshtest"
+)
+
+// TestDifferentialRemote runs a few command lines with -S through both fan
+// and GNU parallel, against the same two test hosts, and compares stdout
+// and exit status. GNU parallel costs a fraction of a second per remote
+// job: the cases are few and small.
+func TestDifferentialRemote(t *testing.T) {
+	parallel, err := exec.LookPath("parallel")
+	if err != nil {
+		t.Skip("GNU parallel is not installed (apt-get install parallel)")
+	}
+	fan, err := exec.LookPath("fan")
+	if err != nil {
+		t.Fatalf("the fan command is not on PATH: %v", err)
+	}
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	// Not "new\nline": GNU parallel passes it to a remote command as two
+	// words (new, line); fan passes it byte-exact, as it does locally
+	// (remote/exec_test.go checks that).
+	hostile := []string{"a b", "it's", `"q"`, "$(id)", "`id`", "*", "x;y", "a|b", `back\slash`, "-n", "~", "${HOME}", "tab\there", "#c", "é"}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"two-hosts", []string{"-k", "-S", "1/h1,1/h2", "echo", ":::", "a", "b", "c", "d"}},
+		{"hostile-items", append([]string{"-k", "-S", "2/h1", "printf", "[%s]\\n", ":::"}, hostile...)},
+		{"hostile-in-shell-line", append([]string{"-k", "-S", "1/h1,1/h2", `printf '%s|' {} {}; echo`, ":::"}, hostile[:8]...)},
+		{"exit-statuses", []string{"-k", "-S", "1/h1,1/h2", "echo {}; exit {}", ":::", "0", "3", "0", "5"}},
+		{"hosts-see-their-own", []string{"-k", "-S", "1/h1", "--tag", "test -d ~ && echo home {}", ":::", "x", "y"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var outs [2]string
+			var statuses [2]int
+			for i, prog := range []string{fan, parallel} {
+				home := t.TempDir()
+				c := exec.Command(prog, tc.args...)
+				c.Dir = home
+				c.Env = append(os.Environ(), "HOME="+home, "SHELL=/bin/sh", "PARALLEL_SSH="+hs.SSHCommand(),
+					"GORACE=atexit_sleep_ms=0", "FAN_OPTS=", "PARALLEL_HOME="+home+"/.parallel")
+				outs[i], statuses[i] = stdoutAndStatus(t, c)
+			}
+			if outs[0] != outs[1] || statuses[0] != statuses[1] {
+				t.Errorf("fan %q:\n  fan:      status %d, stdout %q\n  parallel: status %d, stdout %q",
+					tc.args, statuses[0], outs[0], statuses[1], outs[1])
+			}
+		})
+	}
+}

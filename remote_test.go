@@ -1,0 +1,500 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"fan/internal/sshtest"
+)
+
+// The remote tests run the fan under test with -S against real OpenSSH
+// hosts (internal/sshtest: one sshd and one user per host on 127.0.0.x)
+// and check what a user sees: output, exit status, the joblog, messages,
+// and that nothing fan started is left running on any host.
+
+// fanRun is one finished run of fan.
+type fanRun struct {
+	stdout, stderr string
+	status         int
+}
+
+// remoteFan returns a command running the fan under test with args,
+// reaching the test hosts through PARALLEL_SSH, in dir.
+func remoteFan(t *testing.T, hs *sshtest.Hosts, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	fan, err := exec.LookPath("fan")
+	if err != nil {
+		t.Fatalf("the fan command is not on PATH: %v", err)
+	}
+	c := exec.Command(fan, args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "PARALLEL_SSH="+hs.SSHCommand(), "GORACE=atexit_sleep_ms=0", "FAN_OPTS=", "HOME="+dir)
+	return c
+}
+
+// run runs c to its end.
+func run(t *testing.T, c *exec.Cmd) fanRun {
+	t.Helper()
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	status, err := exitCode(c.Run())
+	if err != nil {
+		t.Fatalf("%s: %v", c.Path, err)
+	}
+	return fanRun{out.String(), errb.String(), status}
+}
+
+// noLeftovers checks that nothing fan started runs on any host any more.
+func noLeftovers(t *testing.T, hs *sshtest.Hosts) {
+	t.Helper()
+	for _, h := range hs.Hosts {
+		h.WaitClean(t, 5*time.Second)
+	}
+}
+
+// joblogHosts reads a joblog: the Host column of each Seq.
+func joblogHosts(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string][]string{}
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Split(line, "\t")
+		if i == 0 || len(f) < 9 {
+			continue
+		}
+		hosts[f[0]] = append(hosts[f[0]], f[1]+" exit "+f[6])
+	}
+	return hosts
+}
+
+func sortedLines(s string) []string {
+	l := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	sort.Strings(l)
+	return l
+}
+
+func TestRemoteRunsOnEveryHost(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	items := []string{}
+	for i := 1; i <= 12; i++ {
+		items = append(items, fmt.Sprint(i))
+	}
+	args := append([]string{"-S", "2/h1,2/h2", "-S", "1/:", "--joblog", "log", "-k",
+		`sleep 0.3; echo {} $(whoami) {%} $FAN_SEQ; [ {} != 12 ] || exit 3`, ":::"}, items...)
+	r := run(t, remoteFan(t, hs, dir, args...))
+	if r.status != 1 {
+		t.Errorf("exit status %d, want 1 (one job failed); stderr:\n%s", r.status, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 12 {
+		t.Fatalf("stdout has %d lines, want 12:\n%s", len(lines), r.stdout)
+	}
+	me, _ := exec.Command("whoami").Output()
+	users := map[string]bool{}
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 4 || f[0] != fmt.Sprint(i+1) || f[3] != f[0] {
+			t.Errorf("line %d: %q, want the item, a user, a slot and the job number", i+1, l)
+			continue
+		}
+		users[f[1]] = true
+		if f[2] < "1" || f[2] > "5" || len(f[2]) != 1 {
+			t.Errorf("line %d: slot %s, want 1..5 (2+2+1 slots)", i+1, f[2])
+		}
+	}
+	for _, u := range []string{hs.Hosts[0].User, hs.Hosts[1].User, strings.TrimSpace(string(me))} {
+		if !users[u] {
+			t.Errorf("no job ran as %s (on its host); users seen: %v", u, users)
+		}
+	}
+	logged := joblogHosts(t, filepath.Join(dir, "log"))
+	seen := map[string]bool{}
+	for seq, hosts := range logged {
+		if len(hosts) != 1 {
+			t.Errorf("job %s logged %d times: %v", seq, len(hosts), hosts)
+		}
+		host, _, _ := strings.Cut(hosts[0], " ")
+		seen[host] = true
+		if seq == "12" && !strings.HasSuffix(hosts[0], "exit 3") {
+			t.Errorf("job 12 logged as %q, want exit 3", hosts[0])
+		}
+	}
+	for _, h := range []string{"h1", "h2", ":"} {
+		if !seen[h] {
+			t.Errorf("the joblog's Host column never names %q: %v", h, logged)
+		}
+	}
+	noLeftovers(t, hs)
+}
+
+func TestRemoteSlotsFromTheHostsCPUCount(t *testing.T) {
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	dir := t.TempDir()
+	// No N/: the host's CPU count (this machine's) is its slots, and the
+	// program, missing on this machine, is the host's to find.
+	home := hs.Hosts[0].Home()
+	script := filepath.Join(home, "only-on-h1")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"h1 says $1 in slot $FAN_SLOT\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(script, hs.Hosts[0].UID(), -1)
+	r := run(t, remoteFan(t, hs, dir, "-S", "h1", "-k", "./only-on-h1", ":::", "a", "b"))
+	if r.status != 0 || r.stdout != "h1 says a in slot 1\nh1 says b in slot 2\n" && r.stdout != "h1 says a in slot 1\nh1 says b in slot 1\n" {
+		t.Errorf("status %d, stdout:\n%s\nstderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+}
+
+func TestRemoteHostDownAtStart(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	hs.Hosts[0].Down()
+	dir := t.TempDir()
+	r := run(t, remoteFan(t, hs, dir, "-S", "2/h1,2/h2", "--joblog", "log", "echo {}", ":::", "1", "2", "3", "4", "5", "6"))
+	if r.status != 0 {
+		t.Errorf("exit status %d, want 0: every item runs on h2; stderr:\n%s", r.status, r.stderr)
+	}
+	if got := sortedLines(r.stdout); strings.Join(got, " ") != "1 2 3 4 5 6" {
+		t.Errorf("stdout %q, want each item once", r.stdout)
+	}
+	if n := strings.Count(r.stderr, "host h1 cannot be reached"); n != 1 {
+		t.Errorf("stderr names the down host %d times, want once:\n%s", n, r.stderr)
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || hosts[0] != "h2 exit 0" {
+			t.Errorf("job %s logged as %v, want once, on h2", seq, hosts)
+		}
+	}
+}
+
+func TestRemoteEveryHostDownGivesUp(t *testing.T) {
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	hs.Hosts[0].Down()
+	dir := t.TempDir()
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--host-timeout", "2s", "--failures", "failed", "echo {}", ":::", "a", "b", "c"))
+	if r.status != 3 {
+		t.Errorf("exit status %d, want 3 (three items not run); stderr:\n%s", r.status, r.stderr)
+	}
+	for _, want := range []string{"host h1 cannot be reached", "no host could be reached for 2s (h1): not starting the remaining jobs", "3 read = 0 succeeded + 0 failed + 3 not started"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "failed")); string(b) != "a\nb\nc\n" {
+		t.Errorf("failures file %q, want every item", b)
+	}
+}
+
+func TestRemoteHostKilledMidRun(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	shared := filepath.Join(dir, "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(shared, 0o777)
+	n := 24
+	var items []string
+	for i := 1; i <= n; i++ {
+		items = append(items, fmt.Sprint(i))
+	}
+	// Each job notes that it ran, sleeps, and notes that it ended.
+	job := fmt.Sprintf(`echo {} >> %s/started.$(whoami); sleep 0.4; echo {} >> %s/done.$(whoami); echo {}`, shared, shared)
+	c := remoteFan(t, hs, dir, append([]string{"-S", "3/h1,3/h2", "--joblog", "log", job, ":::"}, items...)...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Once h1 has run some jobs, it dies mid-job.
+	started := filepath.Join(shared, "started."+hs.Hosts[0].User)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(started)
+		if strings.Count(string(b), "\n") >= 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("h1 never ran 5 jobs; stderr so far:\n%s", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hs.Hosts[0].Kill()
+	status, err := exitCode(c.Wait())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stderr:\n%s", errb.String())
+	if status != 0 {
+		t.Errorf("exit status %d, want 0 (every item ends succeeded elsewhere); stderr:\n%s", status, errb.String())
+	}
+	if got, want := strings.Join(sortedLines(out.String()), " "), strings.Join(sortedLines(strings.Join(items, "\n")), " "); got != want {
+		t.Errorf("stdout has items %s, want each once: %s", got, want)
+	}
+	if n := strings.Count(errb.String(), "host h1 cannot be reached"); n != 1 {
+		t.Errorf("stderr names the dead host %d times, want once:\n%s", n, errb.String())
+	}
+	// An item that finished is never run again: the only items done twice
+	// are those running on h1 when it died (its 3 slots) whose end it
+	// noted but could not report.
+	done1, _ := os.ReadFile(filepath.Join(shared, "done."+hs.Hosts[0].User))
+	done2, _ := os.ReadFile(filepath.Join(shared, "done."+hs.Hosts[1].User))
+	done := append(done1, done2...)
+	count := map[string]int{}
+	for _, l := range strings.Fields(string(done)) {
+		count[l]++
+	}
+	twice := 0
+	for _, it := range items {
+		switch count[it] {
+		case 0:
+			t.Errorf("item %s never finished", it)
+		case 1:
+		default:
+			twice++
+		}
+	}
+	if twice > 3 {
+		t.Errorf("%d items finished twice: %v", twice, count)
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || !strings.HasSuffix(hosts[0], "exit 0") {
+			t.Errorf("job %s logged as %v, want once, succeeded", seq, hosts)
+		}
+	}
+	hs.Hosts[1].WaitClean(t, 5*time.Second)
+}
+
+func TestRemoteTimeoutKillsTheRemoteTree(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// The job ignores SIGTERM and leaves a child behind; --termseq ends
+	// in KILL, and the group goes whole.
+	job := `trap "" TERM; sleep 300 & sleep 301; echo never`
+	start := time.Now()
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--timeout", "1", "--termseq", "TERM,300,KILL,25", job, ":::", "a", "b"))
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %v", took)
+	}
+	if r.status != 2 {
+		t.Errorf("exit status %d, want 2 (both timed out); stderr:\n%s", r.status, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "timed out after 1.0s"); n != 2 {
+		t.Errorf("stderr tells of %d timeouts, want 2:\n%s", n, r.stderr)
+	}
+	if strings.Contains(r.stdout, "never") {
+		t.Errorf("stdout: %q", r.stdout)
+	}
+	noLeftovers(t, hs)
+}
+
+func TestRemoteHaltNowKillsTheOtherJobs(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	r := run(t, remoteFan(t, hs, dir, "-S", "2/h1,2/h2", "--halt", "now,fail=1", `[ {} = x ] && { sleep 0.5; exit 4; }; sleep 300 & sleep 300`, ":::", "x", "y", "z", "w"))
+	if r.status != 4 {
+		t.Errorf("exit status %d, want 4 (the failing job's); stderr:\n%s", r.status, r.stderr)
+	}
+	noLeftovers(t, hs)
+}
+
+func TestRemoteCtrlCDrainsThenKills(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	shared := filepath.Join(dir, "shared")
+	os.Mkdir(shared, 0o777)
+	os.Chmod(shared, 0o777)
+	job := fmt.Sprintf(`touch %s/{}; sleep 300 & sleep 300`, shared)
+	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--failures", "failed", job, ":::", "a", "b", "c", "d")
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ents, _ := os.ReadDir(shared)
+		if len(ents) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first two jobs never started; stderr:\n%s", errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.Process.Signal(syscall.SIGINT)
+	time.Sleep(500 * time.Millisecond) // a second press, not the same one
+	c.Process.Signal(syscall.SIGINT)
+	status, err := exitCode(c.Wait())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 130 {
+		t.Errorf("exit status %d, want 130; stderr:\n%s", status, errb.String())
+	}
+	if !strings.Contains(errb.String(), "4 read = 0 succeeded + 2 failed + 2 not started") {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "failed")); len(sortedLines(string(b))) != 4 {
+		t.Errorf("failures file %q, want all four items", b)
+	}
+	noLeftovers(t, hs)
+}
+
+func TestRemoteLoginFileIsReadAgain(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	slf := filepath.Join(dir, "hosts")
+	if err := os.WriteFile(slf, []byte("# the first host\n1/h1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := remoteFan(t, hs, dir, "--slf", "hosts", "--joblog", "log", "sleep 0.3; whoami; : {}", ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(800 * time.Millisecond)
+	if err := os.WriteFile(slf, []byte("1/h2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, err := exitCode(c.Wait())
+	if err != nil || status != 0 {
+		t.Fatalf("status %d %v; stderr:\n%s", status, err, errb.String())
+	}
+	lines := strings.Fields(out.String())
+	if len(lines) != 10 || lines[0] != hs.Hosts[0].User || lines[9] != hs.Hosts[1].User {
+		t.Errorf("jobs ran as %v: want h1's user first, then h2's once the file named h2", lines)
+	}
+}
+
+func TestRemoteUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	fan, err := exec.LookPath("fan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-S", "user:pw@host", "echo"}, `fan: -S: "user:pw@host": passwords in logins are not supported`},
+		{[]string{"-S", "0/host", "echo"}, `fan: -S: "0/host": 0 job slots`},
+		{[]string{"--slf", "missing", "echo"}, `fan: --sshloginfile: cannot read "missing": no such file or directory`},
+		{[]string{"-S", "h1", "--ssh", "ssh $X", "echo"}, `fan: --ssh: '$' in "ssh $X" needs a shell`},
+		{[]string{"--ssh", "ssh", "echo"}, `fan: --ssh is for jobs on other hosts: give the hosts with -S or --sshloginfile`},
+		{[]string{"--return", "{}.out", "echo"}, `fan: --return is for jobs on other hosts`},
+		{[]string{"-S", "", "echo"}, `fan: -S and --sshloginfile name no host`},
+	} {
+		c := exec.Command(fan, append(tc.args, ":::", "x")...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+		var errb bytes.Buffer
+		c.Stderr = &errb
+		status, err := exitCode(c.Run())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != 255 || !strings.HasPrefix(errb.String(), tc.want) || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("fan %q: status %d, stderr %q; want 255 and one line starting %q", tc.args, status, errb.String(), tc.want)
+		}
+	}
+}
+
+func TestRemoteEnvAndWorkdir(t *testing.T) {
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	dir := t.TempDir()
+	h1 := hs.Hosts[0]
+	// A variable reaches a remote job only when --env names it; an
+	// exported bash function too (export -f), and the job then runs in
+	// bash there, as it would here.
+	c := remoteFan(t, hs, dir, "-S", "1/h1", "-k", "--env", "GREETING", "--env", "shout",
+		`echo "$GREETING/$UNSENT"; shout {}`, ":::", "it's", "$(id)")
+	c.Env = append(c.Env, "GREETING=hello there", "UNSENT=x", "BASH_FUNC_shout%%=() {  echo \"${1^^}!\"\n}")
+	r := run(t, c)
+	if want := "hello there/\nIT'S!\nhello there/\n$(ID)!\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	// --workdir DIR: relative to the login's home, made when missing.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--workdir", "jobs/{}", `pwd; touch made`, ":::", "a b"))
+	if want := filepath.Join(h1.Home(), "jobs", "a b") + "\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("--workdir jobs/{}: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(h1.Home(), "jobs", "a b", "made")); err != nil {
+		t.Error(err)
+	}
+	// --workdir ...: a fresh directory per job, gone afterwards.
+	r = run(t, remoteFan(t, hs, dir, "-S", "2/h1", "-k", "--workdir", "...", `pwd; ls; touch {}`, ":::", "x", "y"))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	tmp := filepath.Join(h1.Home(), ".parallel", "tmp") + "/"
+	if r.status != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], tmp) || !strings.HasPrefix(lines[1], tmp) || lines[0] == lines[1] {
+		t.Errorf("--workdir ...: status %d, stdout %q: want two empty directories under %s; stderr:\n%s", r.status, r.stdout, tmp, r.stderr)
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		t.Errorf("--workdir ...: left %v (%v)", ents, err)
+	}
+	// Files come back from it before it goes.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--workdir", "...", "--return", "{}.o", `echo in $(basename $PWD) > {}.o`, ":::", "a"))
+	if b, err := os.ReadFile(filepath.Join(dir, "a.o")); r.status != 0 || !strings.HasPrefix(string(b), "in fan-") {
+		t.Errorf("--workdir ... --return: status %d, a.o %q (%v); stderr:\n%s", r.status, b, err, r.stderr)
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		t.Errorf("--workdir ... --return: left %v (%v)", ents, err)
+	}
+	// Not with : among the hosts, where it would be a directory named ...
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1,:", "--workdir", "...", "true", ":::", "x"))
+	if r.status != 255 || !strings.Contains(r.stderr, "fan: --workdir ...: a fresh directory per job is made on remote hosts only") {
+		t.Errorf("--workdir ... with -S :: status %d, stderr %q", r.status, r.stderr)
+	}
+}
+
+func TestRemoteTransferReturnCleanup(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// On the host, a name holding /./ is what follows it.
+	names := []string{"a b", "it's", "new\nline", "-dash", "$(id)", `q"uote`, "sub/./deep/x"}
+	for i, n := range names {
+		local := strings.ReplaceAll(n, "/./", "/")
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(local)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, local), []byte(strings.Repeat("x", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	items := append([]string{}, names...)
+	items = append(items, "missing")
+	c := remoteFan(t, hs, dir, append([]string{"-S", "1/h1,1/h2", "-0", "--trc", "{}.out", `f={}; f=${f#*/./}; wc -c < "$f" > "$f.out"`}, "::::", "-")...)
+	c.Stdin = strings.NewReader(strings.Join(items, "\x00") + "\x00")
+	r := run(t, c)
+	if r.status != 1 {
+		t.Errorf("exit status %d, want 1 (the missing file's job failed); stderr:\n%s", r.status, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `fan: --transfer: cannot read "missing": no such file or directory`) {
+		t.Errorf("stderr does not say which file is missing:\n%s", r.stderr)
+	}
+	for i, n := range names {
+		got, err := os.ReadFile(filepath.Join(dir, strings.ReplaceAll(n, "/./", "/")+".out"))
+		if err != nil || strings.TrimSpace(string(got)) != fmt.Sprint(i+1) {
+			t.Errorf("%q: returned %q (%v), want %d", n, got, err, i+1)
+		}
+	}
+	// --cleanup: nothing of the jobs is left in the hosts' homes (the
+	// one made directory, deep, is empty).
+	for _, h := range hs.Hosts {
+		filepath.Walk(h.Home(), func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() && !strings.Contains(p, "/.") {
+				t.Errorf("%s: left %s", h.Name, p)
+			}
+			return nil
+		})
+	}
+}
