@@ -163,6 +163,15 @@ func TestSlotsQuarantineAHostThatDies(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The message that h1 is back may follow its first slot by a moment.
+	for wait := time.Now().Add(10 * time.Second); time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		n := len(said)
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(said) != 2 || !strings.HasPrefix(said[0], "fan: host h1 cannot be reached (") || said[1] != "fan: host h1 answers again: it takes jobs again" {
