@@ -20,8 +20,6 @@ type PipeReader struct {
 	Gate Closer
 	// Count, when set, is incremented for every block read.
 	Count *atomic.Int64
-	// Bytes, when set, adds up the bytes of the blocks read.
-	Bytes *atomic.Int64
 }
 
 // Run sends every block as an item on out until the input ends or ctx
@@ -34,9 +32,6 @@ func (p *PipeReader) Run(ctx context.Context, out chan<- Item) error {
 	send := func(b *Block) {
 		if p.Count != nil {
 			p.Count.Add(1)
-		}
-		if p.Bytes != nil {
-			p.Bytes.Add(int64(len(b.Data)))
 		}
 		out <- Item{Seq: b.Seq, Args: []string{""}, Stdin: b} // the consumer drains out until it is closed
 	}

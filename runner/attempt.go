@@ -46,7 +46,7 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 			return
 		}
 		p.slots.Put(slot)
-		p.events <- Event{Kind: Retrying, Result: &r, Text: errText(r.Err)}
+		p.events <- Event{Kind: Retrying, Result: &r}
 		wait := time.Duration(0)
 		if !lost {
 			wait = backoff(p.RetryDelay, attempt)
@@ -69,13 +69,6 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		p.discard(&r)
 		start, announced = p.pace.reserve(), false
 	}
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 // finish hands over a job's final result, once --halt has counted it and

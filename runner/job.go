@@ -136,21 +136,30 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 // of its output files of its own when it writes output live: the pool
 // gives the files back for reuse when the job ends.
 func (p *Pool) started(r *Result) {
-	ev := Event{Kind: Started, Result: &Result{Item: r.Item, Slot: r.Slot, Host: r.Host, Command: r.Command}}
-	if p.Live && r.Stdout != nil {
-		if out, err := dup(r.Stdout); err == nil {
-			if errf, err := dup(r.Stderr); err == nil {
-				ev.Live = &LiveFiles{Stdout: out, Stderr: errf}
-			} else {
-				out.Close()
-			}
-		}
-		// Without them, the output is written whole when the job ends.
-	}
-	if ev.Live == nil && !p.Live {
+	if !p.Live {
 		return // nobody needs to know
 	}
+	ev := Event{Kind: Started, Result: &Result{Item: r.Item, Slot: r.Slot, Host: r.Host, Command: r.Command}}
+	ev.Live = liveFiles(r) // nil when they cannot be had: the output is written whole when the job ends
 	p.events <- ev
+}
+
+// liveFiles duplicates an attempt's output files for the output stage, or
+// returns nil when there are none (-u) or they cannot be duplicated.
+func liveFiles(r *Result) *LiveFiles {
+	if r.Stdout == nil {
+		return nil
+	}
+	out, err := dup(r.Stdout)
+	if err != nil {
+		return nil
+	}
+	errf, err := dup(r.Stderr)
+	if err != nil {
+		out.Close()
+		return nil
+	}
+	return &LiveFiles{Stdout: out, Stderr: errf}
 }
 
 // cannotStart turns a start failure into a failed result, with the status
