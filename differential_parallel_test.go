@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // diffCase is one command line run through both fan and GNU parallel.

@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"fan/internal/sshtest"
+	"github.com/fan-run/fan/internal/sshtest"
 )
 
 // TestDifferentialRemote runs a few command lines with -S through both fan

@@ -1,4 +1,4 @@
-module fan
+module github.com/fan-run/fan
 
 go 1.26.0
 

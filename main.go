@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"fan/cmd"
+	"github.com/fan-run/fan/cmd"
 )
 
 func main() { os.Exit(cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

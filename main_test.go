@@ -8,7 +8,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"fan/cmd"
+	"github.com/fan-run/fan/cmd"
 )
 
 // TestMain lets the test binary act as fan: testscript puts a "fan" command

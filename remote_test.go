@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"fan/internal/sshtest"
+	"github.com/fan-run/fan/internal/sshtest"
 )
 
 // The remote tests run the fan under test with -S against real OpenSSH

@@ -3,7 +3,7 @@ package cmd
 import (
 	"strings"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // separators are the arguments that start a group of input sources:

@@ -1,6 +1,6 @@
 package cmd
 
-import "fan/output"
+import "github.com/fan-run/fan/output"
 
 // openBooks opens the books of a run (output.OpenBooks) as the flags ask.
 func openBooks(c *Config) (*output.Books, error) {

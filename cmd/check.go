@@ -3,9 +3,9 @@ package cmd
 import (
 	"os/exec"
 
-	"fan/input"
-	"fan/output"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/output"
+	"github.com/fan-run/fan/runner"
 )
 
 // Config is a checked command line: the options as parsed, and what check

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"fan/input"
-	"fan/output"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/output"
+	"github.com/fan-run/fan/runner"
 )
 
 // parse turns argv into a checked Config as Main does, with a RunFunc

@@ -5,8 +5,8 @@ import (
 	"math"
 	"syscall"
 
-	"fan/output"
-	"fan/runner"
+	"github.com/fan-run/fan/output"
+	"github.com/fan-run/fan/runner"
 )
 
 // Exit statuses, as GNU parallel's.

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // TestXargsStatus checks the --xargs column of the exit status table,

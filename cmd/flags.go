@@ -3,7 +3,7 @@ package cmd
 import (
 	"github.com/spf13/pflag"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // addFlags registers every flag of fan on f, group by group, in the order

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"fan/internal/manhead"
+	"github.com/fan-run/fan/internal/manhead"
 )
 
 // TestManPageUpToDate fails when man/fan.1 no longer matches the command's

@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"time"
 
-	"fan/input"
-	"fan/output"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/output"
+	"github.com/fan-run/fan/runner"
 )
 
 // Options is everything fan was asked to do: each flag parsed into a typed

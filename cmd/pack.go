@@ -3,8 +3,8 @@ package cmd
 import (
 	"io"
 
-	"fan/input"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/runner"
 )
 
 // packSpec is how items are packed into jobs (--xargs, -X, -m, -L, -s).

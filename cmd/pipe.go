@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"fan/input"
-	"fan/output"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/output"
+	"github.com/fan-run/fan/runner"
 )
 
 // intake is the input stage: it sends items until its input or ctx ends,

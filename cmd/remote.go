@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"fan/remote"
-	"fan/runner"
+	"github.com/fan-run/fan/remote"
+	"github.com/fan-run/fan/runner"
 )
 
 // RemoteOptions are the flags that run jobs on other hosts over ssh

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
-	"fan/output"
+	"github.com/fan-run/fan/output"
 )
 
 // report tells the user how the run went, on stderr (fan's error, why

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"fan/input"
-	"fan/output"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/output"
+	"github.com/fan-run/fan/runner"
 )
 
 // defaultWindow is how many results may be finished but not yet written:

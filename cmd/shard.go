@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // ShardSpec is --shard as given: I/N, auto, or auto/N.

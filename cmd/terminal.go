@@ -1,6 +1,6 @@
 package cmd
 
-import "fan/output"
+import "github.com/fan-run/fan/output"
 
 // display is what fan shows on stderr besides the jobs' output
 // (output.Display): the flags, and no bar unless asked for with -u, a dry

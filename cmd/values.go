@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"fan/input"
-	"fan/output"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/output"
+	"github.com/fan-run/fan/runner"
 )
 
 // value is a flag whose text is parsed into a T as it is read, so that a

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // Books are the files fan keeps about a run: the joblog, the failures

@@ -9,8 +9,8 @@ import (
 	"os"
 	"strings"
 
-	"fan/input"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/runner"
 )
 
 // stderrTailLines is how many of a failed job's last stderr lines go into

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // joblogHeader is the first line of a joblog, as GNU parallel writes it.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // Polling of running jobs' output (--line-buffer). A job writes into its

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // Saver keeps a copy of what each job wrote and how it ended (--results):

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // ResultsTable saves every job as one row of a single file, as GNU

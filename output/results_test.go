@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"testing"
 
-	"fan/input"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/runner"
 )
 
 // The --results layout, as GNU parallel lays it out: a level pair per

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"fan/input"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/runner"
 )
 
 // Stats counts what became of the items: every item read is exactly one of

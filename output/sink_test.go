@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"fan/input"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/runner"
 )
 
 // liveRun is a sink in --line-buffer mode running in the background, fed

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // status writes a status report (SIGUSR1) on stderr: the runner's part,

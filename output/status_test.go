@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 func TestStatusText(t *testing.T) {

@@ -3,7 +3,7 @@ package output
 import (
 	"strings"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // NewTagger returns what starts each output line of a job, for Sink.Tag

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"fan/internal/sshtest"
-	"fan/remote"
+	"github.com/fan-run/fan/internal/sshtest"
+	"github.com/fan-run/fan/remote"
 )
 
 // BenchmarkTrue runs `true` jobs on one test host, one at a time: the

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // Executor runs jobs on one host: a runner.Executor whose attempts are

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"fan/input"
-	"fan/internal/sshtest"
-	"fan/remote"
-	"fan/runner"
+	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/internal/sshtest"
+	"github.com/fan-run/fan/remote"
+	"github.com/fan-run/fan/runner"
 )
 
 func TestStatusesAndOutput(t *testing.T) {

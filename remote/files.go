@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // files are the files one job takes to its host and brings back

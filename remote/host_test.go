@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"fan/internal/sshtest"
-	"fan/remote"
-	"fan/runner"
+	"github.com/fan-run/fan/internal/sshtest"
+	"github.com/fan-run/fan/remote"
+	"github.com/fan-run/fan/runner"
 )
 
 func TestCPUs(t *testing.T) {

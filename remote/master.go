@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // Config is what the hosts of a run share.

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // retries is how many times a channel that the host refused (more than

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"fan/runner"
+	"github.com/fan-run/fan/runner"
 )
 
 // Slots is the runner.Slots of a run over hosts (-S, --sshloginfile): each

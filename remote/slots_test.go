@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"fan/internal/sshtest"
-	"fan/remote"
-	"fan/runner"
+	"github.com/fan-run/fan/internal/sshtest"
+	"github.com/fan-run/fan/remote"
+	"github.com/fan-run/fan/runner"
 )
 
 func logins(t *testing.T, s string) []remote.Login {

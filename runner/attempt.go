@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // job is an item the pool has taken to run: its place in input order, and

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // testSpool lends unlinked files from a test directory; it can be made to

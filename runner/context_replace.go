@@ -1,6 +1,6 @@
 package runner
 
-import "fan/input"
+import "github.com/fan-run/fan/input"
 
 // hasAllArgs reports whether a word holds {} (in any of its forms) beside
 // other text or tokens: the word -X repeats for each argument.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // Views that only the tests need.

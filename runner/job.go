@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // run runs one attempt of a job to its end, in slot, starting it no earlier

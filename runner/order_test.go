@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // Results that end early wait for the ones before them; a result missing

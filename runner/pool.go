@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // JobVars are the variables the pool sets in each job's environment: its

@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // BenchmarkPoolTrue runs /bin/true through the pool, two at a time, with

@@ -7,7 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // Where a replacement string stands in the template decides how its values

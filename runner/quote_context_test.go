@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // TestQuotedTemplatesKeepData renders hostile items into templates that put

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // modifier is what a replacement string does to its value: {.} {/} {//} {/.}.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // The expected values were checked against GNU parallel 20240222's {.} {/}

@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"time"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // Result is what became of one item. Every item the pool takes yields

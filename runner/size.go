@@ -1,6 +1,6 @@
 package runner
 
-import "fan/input"
+import "github.com/fan-run/fan/input"
 
 // Size tells how a job's command grows with its arguments, for packing
 // (--xargs, -X, -m): base is the size of the command with no argument, and

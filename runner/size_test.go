@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // measure returns the size GNU parallel and xargs count for a job (the

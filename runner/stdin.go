@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // feeder writes an item's Stdin into a pipe that the job reads as its

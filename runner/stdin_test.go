@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // bytesStdin is a block of bytes for a job's stdin.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // TemplateOptions describe a command template.

@@ -3,7 +3,7 @@ package runner
 import (
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // Rendering is done once per job; these measure it for the common shapes:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // argvProgram writes a script that prints its arguments, each ended by a

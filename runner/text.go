@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // Text is a string with replacement strings, rendered per job without any

@@ -4,7 +4,7 @@ import (
 	"syscall"
 	"testing"
 
-	"fan/input"
+	"github.com/fan-run/fan/input"
 )
 
 // XargsStop stops at the first job that exits 255, is killed by a signal

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"fan/cmd"
-	"fan/internal/manhead"
+	"github.com/fan-run/fan/cmd"
+	"github.com/fan-run/fan/internal/manhead"
 )
 
 func main() {

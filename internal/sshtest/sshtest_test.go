@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"fan/internal/sshtest"
+	"github.com/fan-run/fan/internal/sshtest"
 )
 
 // ssh runs cmd on host through hs's configuration and returns its output.
