@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/fan-run/fan/input"
 	"io/fs"
 	"os"
 	"path"
@@ -59,7 +60,7 @@ func (g *MemGate) Open() (bool, string) {
 	if !ok || avail >= g.Min {
 		return true, ""
 	}
-	return false, fmt.Sprintf("%s of memory is available, below --memfree %s", bytesText(avail), bytesText(g.Min))
+	return false, fmt.Sprintf("%s of memory is available, below --memfree %s", input.SizeText(avail), input.SizeText(g.Min))
 }
 
 // Available is the memory available to fan's jobs: MemAvailable, or the
@@ -121,18 +122,4 @@ func readBytes(fsys fs.FS, name string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
-}
-
-// bytesText writes a size for people: 1.5G, 300M, 12K.
-func bytesText(n int64) string {
-	const k = 1024
-	switch {
-	case n >= k*k*k:
-		return fmt.Sprintf("%.1fG", float64(n)/(k*k*k))
-	case n >= k*k:
-		return strconv.FormatInt(n/(k*k), 10) + "M"
-	case n >= k:
-		return strconv.FormatInt(n/k, 10) + "K"
-	}
-	return strconv.FormatInt(n, 10)
 }

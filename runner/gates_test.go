@@ -63,7 +63,7 @@ func TestMemGate(t *testing.T) {
 		}
 	}
 	g := &MemGate{Min: 5 << 30, fs: mapFS(map[string]string{"proc/meminfo": meminfo})}
-	if open, why := g.Open(); open || !strings.Contains(why, "3.8G of memory is available, below --memfree 5.0G") {
+	if open, why := g.Open(); open || !strings.Contains(why, "3.8G of memory is available, below --memfree 5G") {
 		t.Errorf("--memfree 5G with 3.8G available: open %v (%s)", open, why)
 	}
 }
