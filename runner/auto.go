@@ -129,7 +129,7 @@ func (a *Auto) set(now time.Time, n int, why string, raise bool, rate float64) {
 	if n == old {
 		return
 	}
-	a.Slots.SetLimit(n)
+	a.Slots.SetLimit(n, fmt.Sprintf("-j auto:%d:%d, %s", a.Min, a.Max, why))
 	a.log(fmt.Sprintf("fan: -j auto: %d jobs at once, was %d: %s", n, old, why))
 }
 

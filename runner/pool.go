@@ -114,6 +114,8 @@ type Pool struct {
 	win     window
 	deliver func(ticketed)
 	taken   atomic.Int64
+	gone    atomic.Int64 // items out of the read-ahead: started, skipped or not started
+	goneB   atomic.Int64 // the bytes they held
 	running atomic.Int64
 	halter  halter
 	pace    pacer
@@ -132,7 +134,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	p.win = newWindow(p.Window)
 	p.slots = p.Slots
 	if p.slots == nil {
-		p.slots = NewFixedSlots(p.Jobs, p.Exec)
+		p.slots = NewFixedSlots(p.Jobs, "", p.Exec)
 	}
 	p.halter.h = p.Halt
 	p.pace.gap = p.Delay
@@ -156,10 +158,12 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			return nil
 		}
 		if p.Skip != nil && p.Skip(item.Seq) {
+			p.out(&item)
 			p.deliver(ticketed{ticket: ticket, r: &Result{Item: item, Skipped: true}})
 			continue
 		}
 		slot, ok := p.acquire(intake)
+		p.out(&item)
 		if !ok {
 			p.deliver(ticketed{ticket: ticket, r: notStarted(item)})
 			p.notStartedRest(ticket+1, items)
@@ -221,6 +225,22 @@ func (p *Pool) startDelivery() func() {
 	}
 }
 
+// out counts an item out of the read-ahead.
+func (p *Pool) out(item *input.Item) {
+	p.gone.Add(1)
+	if n := item.Held(); n > 0 {
+		p.goneB.Add(n)
+	}
+}
+
+// Dispatched is how many items the pool has taken out of the read-ahead
+// (the items read and not yet started) so far, to start them, skip them
+// or report them as not started, and how many bytes of fan's memory they
+// held (input.Item.Held). It is safe to call from any goroutine.
+func (p *Pool) Dispatched() (items, bytes int64) {
+	return p.gone.Load(), p.goneB.Load()
+}
+
 // Running is the number of jobs running now. It is safe to call from any
 // goroutine.
 func (p *Pool) Running() int { return int(p.running.Load()) }
@@ -237,6 +257,7 @@ func (p *Pool) kill() context.Context {
 // items promptly once intake has ended.
 func (p *Pool) notStartedRest(ticket int64, items <-chan input.Item) {
 	for item := range items {
+		p.out(&item)
 		p.deliver(ticketed{ticket: ticket, r: notStarted(item)})
 		ticket++
 	}
