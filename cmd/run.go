@@ -148,6 +148,12 @@ func run(c *Config) outcome {
 		}
 	}
 	notify := stream.Notify
+	c.warn = notify
+	if c.remote == nil {
+		lim := newLimits(c, pool.Jobs, pool.Exec, pool, notify)
+		pool.Slots = lim.slots
+		defer lim.run()()
+	}
 	pool.OnHalt = func(h *runner.Halted) {
 		halted.Store(h)
 		notify(h.Message(c.Runner.Halt, pool.Running()))
@@ -239,7 +245,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 // events may wait for the sink).
 func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.Pool, runner.Budget, error) {
 	b, err := runner.FitBudget(runner.BudgetRequest{
-		Jobs: c.jobs, Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
+		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
 		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs),
 	})
 	if err != nil {

@@ -116,6 +116,8 @@ type Pool struct {
 	taken   atomic.Int64
 	gone    atomic.Int64 // items out of the read-ahead: started, skipped or not started
 	goneB   atomic.Int64 // the bytes they held
+	ended   atomic.Int64 // jobs that ran and ended (Done)
+	failed  atomic.Int64 // of them, failed
 	running atomic.Int64
 	halter  halter
 	pace    pacer
