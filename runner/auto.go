@@ -17,11 +17,11 @@ import (
 // 1 and AutoMaxPerCPU jobs per CPU.
 const (
 	AutoMaxPerCPU = 4
-	AutoInterval = time.Second
-	AutoCooldown = 3 * time.Second
-	AutoLowMark  = 0.10 // of the interval stalled ("some" PSI)
-	AutoHighMark = 0.40
-	AutoCut      = 0.7
+	AutoInterval  = time.Second
+	AutoCooldown  = 3 * time.Second
+	AutoLowMark   = 0.10 // of the interval stalled ("some" PSI)
+	AutoHighMark  = 0.40
+	AutoCut       = 0.7
 	// autoGain is how much more throughput a raise must bring to stay.
 	autoGain = 1.05
 	// autoPlateau is how many cooldowns pass before a raise that did

@@ -116,8 +116,8 @@ func TestMemGateShort(t *testing.T) {
 // job was seen to use, and opens only when one more fits.
 func TestHeadroomGate(t *testing.T) {
 	files := map[string]string{
-		"proc/self/mountinfo": "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
-		"proc/self/cgroup":    "0::/job\n",
+		"proc/self/mountinfo":          "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+		"proc/self/cgroup":             "0::/job\n",
 		"sys/fs/cgroup/job/memory.max": "1000\n",
 	}
 	running := 0
