@@ -54,7 +54,7 @@ func (c *Config) openProcFile(name string) error {
 	parse := func(s string) (int, error) {
 		j, err := parseCount(s)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a job count (write 4, 50%%, +1, -1 or 0 for no limit in it)", s)
+			return 0, fmt.Errorf("%q is not a job count: write 4, 50%%, +1, -1 or 0 for no limit", s)
 		}
 		return j.Of(ncpu), nil
 	}

@@ -149,9 +149,10 @@ func run(c *Config) outcome {
 	}
 	notify := stream.Notify
 	c.warn = notify
+	var slots *runner.FixedSlots // this machine's; nil with -S
 	if c.remote == nil {
 		lim := newLimits(c, pool.Jobs, pool.Exec, pool, notify)
-		pool.Slots = lim.slots
+		pool.Slots, slots = lim.slots, lim.slots
 		defer lim.run()()
 	}
 	pool.OnHalt = func(h *runner.Halted) {
@@ -165,6 +166,7 @@ func run(c *Config) outcome {
 	drain := newDrain(c, pool, notify, st)
 	stopSignals := watchSignals(drain)
 	defer stopSignals()
+	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs}, stream)()
 	defer watchStops(pool)()
 
 	readErr := make(chan error, 1)
@@ -229,7 +231,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 		}
 	}
 	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.Input.Colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
-		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read,
+		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read, Bytes: &counted.Bytes,
 		Shard: c.shard}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)

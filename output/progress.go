@@ -32,10 +32,12 @@ func AutoBar(f *os.File, getenv func(string) string) bool {
 
 // Intake counts the items read from the input, for the progress display:
 // the input stage adds to Read as it reads, and Ended is set when the input
-// is over. Until then the total is what has been read so far. Safe for
-// concurrent use.
+// is over. Until then the total is what has been read so far. Bytes adds
+// up what the items read hold in memory (input.Item.Held), for the status
+// report. Safe for concurrent use.
 type Intake struct {
 	Read  atomic.Int64
+	Bytes atomic.Int64
 	Ended atomic.Bool
 }
 

@@ -30,7 +30,11 @@ func StatusText(r *runner.Report, st Stats, retrying int) string {
 	if r.Why != "" {
 		fmt.Fprintf(&b, " (%s)", r.Why)
 	}
-	fmt.Fprintf(&b, "\nfan: read ahead: %d items, %s", r.Queued, input.SizeText(r.QueuedBytes))
+	items := "items"
+	if r.Queued == 1 {
+		items = "item"
+	}
+	fmt.Fprintf(&b, "\nfan: read ahead: %d %s, %s", r.Queued, items, input.SizeText(r.QueuedBytes))
 	for _, j := range r.Running {
 		host := ""
 		if j.Host != "" {

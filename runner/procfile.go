@@ -67,21 +67,21 @@ func (p *ProcFile) Read() (limit int, why string) {
 	}
 	switch {
 	case err != nil:
-		p.problem(fmt.Sprintf("fan: -j %s: %v (keeping -j %d until it can be read)", p.path, unwrapPath(err), p.limit))
+		p.problem(fmt.Sprintf("fan: -j %s: %v (keeping -j %d meanwhile)", p.path, unwrapPath(err), p.limit))
 	case len(bytes.TrimSpace(b)) == 0:
 		// A writer between truncating and writing: keep the last count,
 		// and say so only if the file stays empty.
 		if p.empty.IsZero() {
 			p.empty = time.Now()
 		} else if time.Since(p.empty) >= emptyGrace {
-			p.problem(fmt.Sprintf("fan: -j %s: the file is empty (keeping -j %d until it holds a job count)", p.path, p.limit))
+			p.problem(fmt.Sprintf("fan: -j %s: the file is empty (keeping -j %d meanwhile)", p.path, p.limit))
 		}
 	case bytes.Equal(b, p.last):
 		p.warned = false
 	default:
 		n, err := p.parse(strings.TrimSpace(string(b)))
 		if err != nil {
-			p.problem(fmt.Sprintf("fan: -j %s: %v (keeping -j %d until it holds a job count)", p.path, err, p.limit))
+			p.problem(fmt.Sprintf("fan: -j %s: %v (keeping -j %d meanwhile)", p.path, err, p.limit))
 			break
 		}
 		p.set(b, n)
