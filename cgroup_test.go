@@ -157,3 +157,70 @@ func TestDefaultJobsFollowAffinity(t *testing.T) {
 		t.Errorf("fan on one CPU used slots %q, want \"1\"", got)
 	}
 }
+
+// memoryJob holds 60M until the file go.NAME exists; job b, on its first
+// run only, grows by 300M more half a second after it starts.
+const memoryJob = `
+import os, sys, time
+name = sys.argv[1]
+open('start.%s.%d' % (name, os.getpid()), 'w').close()
+a = b'x' * (60 << 20)
+if name == 'b' and not os.path.exists('grown'):
+    time.sleep(0.5)
+    open('grown', 'w').close()
+    c = b'y' * (300 << 20)
+while not os.path.exists('go.' + name):
+    time.sleep(0.02)
+`
+
+// --memfree: in a memory-limited cgroup, whose headroom is the memory
+// available, the youngest job is put back in the queue when less than half
+// of --memfree is left, and runs again later: neither a failure nor a
+// retry (one run in all is allowed), and the run succeeds.
+func TestMemFreeEvictsTheYoungest(t *testing.T) {
+	t.Parallel()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("needs python3 to make jobs that use memory")
+	}
+	dir, v2 := childCgroup(t, "memory")
+	if v2 {
+		writeCgroup(t, dir, "memory.max", fmt.Sprint(600<<20))
+	} else {
+		writeCgroup(t, dir, "memory.limit_in_bytes", fmt.Sprint(600<<20))
+	}
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "job.py"), []byte(memoryJob), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := inCgroup(dir, "--memfree", "300M", "--joblog", "jl", python+" job.py {}", ":::", "a", "b")
+	cmd.Dir = work
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	go func() {
+		// Both end once the eviction has had the time to happen.
+		for i := 0; i < 300; i++ {
+			time.Sleep(100 * time.Millisecond)
+			if starts, _ := filepath.Glob(filepath.Join(work, "start.*")); len(starts) >= 3 || i > 150 {
+				break
+			}
+		}
+		os.WriteFile(filepath.Join(work, "go.a"), nil, 0o644)
+		os.WriteFile(filepath.Join(work, "go.b"), nil, 0o644)
+	}()
+	_, status := stdoutAndStatus(t, cmd)
+	if status != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", status, stderr.String())
+	}
+	starts, _ := filepath.Glob(filepath.Join(work, "start.*"))
+	if len(starts) != 3 {
+		t.Fatalf("jobs started %d times, want 3 (one put back and started again); stderr:\n%s", len(starts), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "fan: --memfree: memory is short: putting job ") {
+		t.Errorf("stderr does not say a job was put back:\n%s", stderr.String())
+	}
+	jl, _ := os.ReadFile(filepath.Join(work, "jl"))
+	if lines := strings.Split(strings.TrimSpace(string(jl)), "\n"); len(lines) != 3 {
+		t.Errorf("the joblog has %d lines, want a header and one per job:\n%s", len(lines), jl)
+	}
+}

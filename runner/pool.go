@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -330,8 +331,11 @@ func (p *Pool) watchMemory(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			if p.Evict() && p.live.evictYoungest() {
-				p.stream.Notify("fan: --memfree: memory is short: putting the youngest job back in the queue")
+			if !p.Evict() {
+				continue
+			}
+			if a := p.live.evictYoungest(); a != nil {
+				p.stream.Notify(fmt.Sprintf("fan: --memfree: memory is short: putting job %d, the youngest, back in the queue (%s)", a.seq, a.command))
 			}
 		}
 	}
