@@ -161,7 +161,7 @@ func newLimits(c *Config, jobs int, exec runner.Executor, pool *runner.Pool, not
 	if a := c.auto; a != nil {
 		head := runner.NewHeadroomGate(pool.Running)
 		l.slots.Gates = append(l.slots.Gates, head)
-		l.slots.SetLimit(fit(a.start), fmt.Sprintf("-j auto:%d:%d, starting at the CPU count", a.min, a.max))
+		l.slots.SetLimit(fit(a.start), fmt.Sprintf("-j auto:%d:%d, as it started (no change yet)", a.min, a.max))
 		var log func(string)
 		if c.Output.Verbose {
 			log = notify

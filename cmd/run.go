@@ -154,6 +154,9 @@ func run(c *Config) outcome {
 		lim := newLimits(c, pool.Jobs, pool.Exec, pool, notify)
 		pool.Slots, slots = lim.slots, lim.slots
 		defer lim.run()()
+		if p, ok := sink.Meter.(*output.Progress); ok && (c.auto != nil || c.procfile != nil) {
+			p.Limit = slots.Limit
+		}
 	}
 	pool.OnHalt = func(h *runner.Halted) {
 		halted.Store(h)
