@@ -18,13 +18,7 @@ import (
 // both.
 func TestDifferentialXargsSignals(t *testing.T) {
 	t.Parallel()
-	xargs, err := exec.LookPath("xargs")
-	if err != nil {
-		t.Skip("GNU xargs is not installed: the differential test needs it")
-	}
-	if out, _ := exec.Command(xargs, "--version").Output(); !bytes.Contains(out, []byte("GNU findutils")) {
-		t.Skip("xargs is not GNU xargs: the differential test needs GNU findutils")
-	}
+	xargs := gnuXargs(t)
 	var want, got []string
 	done := make(chan bool)
 	go func() { want = signalScript(t, xargs); done <- true }()
@@ -37,6 +31,20 @@ func TestDifferentialXargsSignals(t *testing.T) {
 	if len(want) < 3 || want[2] != "usr1: 1 2 3" {
 		t.Fatalf("GNU xargs did not behave as this test expects: %q", want)
 	}
+}
+
+// gnuXargs is the path of GNU xargs, for a differential test; the test
+// is skipped without it.
+func gnuXargs(t *testing.T) string {
+	t.Helper()
+	xargs, err := exec.LookPath("xargs")
+	if err != nil {
+		t.Skip("GNU xargs is not installed: the differential test needs it")
+	}
+	if out, _ := exec.Command(xargs, "--version").Output(); !bytes.Contains(out, []byte("GNU findutils")) {
+		t.Skip("xargs is not GNU xargs: the differential test needs GNU findutils")
+	}
+	return xargs
 }
 
 // signalScript runs prog -P 1 over six jobs that each wait for a file, and

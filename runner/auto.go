@@ -22,11 +22,11 @@ const (
 	AutoLowMark   = 0.10 // of the interval stalled ("some" PSI)
 	AutoHighMark  = 0.40
 	AutoCut       = 0.7
-	// autoGain is how much more throughput a raise must bring to stay.
-	autoGain = 1.05
-	// autoPlateau is how many cooldowns pass before a raise that did
+	// AutoGain is how much more throughput a raise must bring to stay.
+	AutoGain = 1.05
+	// AutoPlateau is how many cooldowns pass before a raise that did
 	// not pay is tried again.
-	autoPlateau = 4
+	AutoPlateau = 4
 )
 
 // Auto adapts the limit of Slots between Min and Max while the run goes on
@@ -128,8 +128,8 @@ func (a *Auto) step(now time.Time) {
 		}
 		a.set(now, max(a.Min, int(float64(limit)*AutoCut)), why, false, rate)
 	case judging:
-	case a.raised && rate <= a.rateBefore*autoGain:
-		a.plateau = now.Add(autoPlateau * AutoCooldown)
+	case a.raised && rate <= a.rateBefore*AutoGain:
+		a.plateau = now.Add(AutoPlateau * AutoCooldown)
 		a.set(now, max(a.Min, limit-1), fmt.Sprintf("the raise to %d did not make jobs finish faster (%.2f/s, before %.2f/s)", limit, rate, a.rateBefore), false, rate)
 	case limit < a.Max && now.After(a.plateau) && a.Slots.Waiting() && cpu < AutoLowMark && mem < AutoLowMark && io < AutoLowMark:
 		a.set(now, limit+1, fmt.Sprintf("jobs wait and pressure is low (cpu %.0f%%, memory %.0f%%, io %.0f%%)", 100*cpu, 100*mem, 100*io), true, rate)
