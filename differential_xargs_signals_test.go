@@ -94,7 +94,9 @@ func signalScript(t *testing.T, prog string, args ...string) []string {
 	}
 	signal := func(s syscall.Signal) {
 		cmd.Process.Signal(s)
-		time.Sleep(300 * time.Millisecond) // two signals back to back can arrive as one
+		// Two signals back to back can arrive as one, and the handling
+		// of one takes its time on a loaded machine.
+		time.Sleep(500 * time.Millisecond)
 	}
 	var trace []string
 	note := func(step string) { trace = append(trace, step+": "+started()) }
