@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,5 +125,84 @@ func signalScript(t *testing.T, prog string, args ...string) []string {
 	wait(5)
 	settle()
 	note("usr2 three times, 3 and 4 end")
+	return trace
+}
+
+// From -P 0 (no limit), SIGUSR1 makes the limit 1 and SIGUSR2 leaves no
+// limit alone, as GNU xargs 4.9's source does ("we'll take it and
+// serialize"). This cannot be compared with xargs itself: with -P 0 it
+// starts every command it has read, so the change shows only for input
+// that comes later, and xargs, interrupted by the signal while it waits
+// for input, takes the interrupted read for the end of its input (it
+// runs nothing more). fan reads on.
+func TestXargsRaiseFromNoLimit(t *testing.T) {
+	t.Parallel()
+	got := fromNoLimit(t, "fan", "--xargs")
+	want := []string{"start: 1", "usr2, two more items: 1 2 3", "usr1, two more items: 1 2 3", "1 2 3 end: 1 2 3 4"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("jobs started at each step:\ngot  %q\nwant %q", got, want)
+	}
+}
+
+// fromNoLimit runs prog -P 0 and feeds it items a few at a time, with a
+// SIGUSR2 and then a SIGUSR1 between them, noting which jobs started.
+func fromNoLimit(t *testing.T, prog string, args ...string) []string {
+	dir := t.TempDir()
+	job := `touch run.$1; while [ ! -e go.$1 ]; do sleep 0.02; done`
+	cmd := exec.Command(prog, append(args, "-P", "0", "-n", "1", "sh", "-c", job, "_")...)
+	cmd.Dir = dir
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		t.Error(err)
+		return nil
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+	wait := func(name string) {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !exists(name); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	var trace []string
+	note := func(step string) {
+		time.Sleep(700 * time.Millisecond) // let a start that should not happen have the time to
+		var s []string
+		for _, n := range []string{"1", "2", "3", "4", "5"} {
+			if exists("run." + n) {
+				s = append(s, n)
+			}
+		}
+		trace = append(trace, step+": "+strings.Join(s, " "))
+	}
+	io.WriteString(in, "1\n")
+	wait("run.1")
+	note("start")
+	cmd.Process.Signal(syscall.SIGUSR2) // no limit stays no limit
+	time.Sleep(500 * time.Millisecond)
+	io.WriteString(in, "2\n3\n")
+	wait("run.3")
+	note("usr2, two more items")
+	cmd.Process.Signal(syscall.SIGUSR1) // 1 at once
+	time.Sleep(500 * time.Millisecond)
+	io.WriteString(in, "4\n5\n")
+	note("usr1, two more items")
+	os.WriteFile(filepath.Join(dir, "go.1"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "go.2"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "go.3"), nil, 0o644)
+	wait("run.4")
+	note("1 2 3 end")
+	in.Close()
+	for _, n := range []string{"4", "5"} {
+		os.WriteFile(filepath.Join(dir, "go."+n), nil, 0o644)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("%s: %v", prog, err)
+	}
 	return trace
 }

@@ -169,7 +169,7 @@ func run(c *Config) outcome {
 	drain := newDrain(c, pool, notify, st)
 	stopSignals := watchSignals(drain)
 	defer stopSignals()
-	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs}, stream)()
+	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream)()
 	defer watchStops(pool)()
 
 	readErr := make(chan error, 1)

@@ -21,6 +21,10 @@ type status struct {
 	slots   *runner.FixedSlots // nil when the hosts of -S hold the slots
 	counted *output.Intake
 	jobs    int // the limit when slots is nil
+	// unlimited says that no limit was asked for (-P 0): the slots'
+	// limit is then only what the system's limits allow, and a SIGUSR1
+	// under --xargs makes it 1, as in xargs.
+	unlimited bool
 }
 
 // report is the status report's runner part now.
@@ -50,6 +54,18 @@ func xargsStep(limit, step int) int {
 	return limit
 }
 
+// step moves the limit under --xargs (see xargsStep).
+func (s *status) step(by int, why string) {
+	limit := s.slots.Limit()
+	if s.unlimited {
+		limit = 0
+	}
+	if n := xargsStep(limit, by); n != 0 {
+		s.unlimited = false
+		s.slots.SetLimit(n, why)
+	}
+}
+
 // watchStatus handles SIGUSR1 (and SIGUSR2 under --xargs) until the
 // returned function is called.
 func watchStatus(c *Config, s *status, stream *runner.Stream) (stop func()) {
@@ -75,9 +91,9 @@ func watchStatus(c *Config, s *status, stream *runner.Stream) (stop func()) {
 					stream.Ask(s.report())
 				case s.slots == nil:
 				case sig == syscall.SIGUSR1:
-					s.slots.SetLimit(xargsStep(s.slots.Limit(), 1), "-P, raised by SIGUSR1")
+					s.step(1, "-P, raised by SIGUSR1")
 				default:
-					s.slots.SetLimit(xargsStep(s.slots.Limit(), -1), "-P, lowered by SIGUSR2")
+					s.step(-1, "-P, lowered by SIGUSR2")
 				}
 			}
 		}
