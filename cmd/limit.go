@@ -127,7 +127,6 @@ func (c *Config) checkLimits() error {
 type limits struct {
 	slots *runner.FixedSlots
 	auto  *runner.Auto
-	mem   *runner.MemGate
 }
 
 // newLimits builds the slots of a run on this machine: up to jobs at once
@@ -154,9 +153,9 @@ func newLimits(c *Config, jobs int, exec runner.Executor, pool *runner.Pool, not
 		l.slots.Gates = append(l.slots.Gates, runner.NewLoadGate(float64(load)))
 	}
 	if n := c.Runner.MemFree; n > 0 {
-		l.mem = runner.NewMemGate(n)
-		l.slots.Gates = append(l.slots.Gates, l.mem)
-		pool.Evict = l.mem.Short
+		mem := runner.NewMemGate(n)
+		l.slots.Gates = append(l.slots.Gates, mem)
+		pool.Evict = mem.Short
 	}
 	if a := c.auto; a != nil {
 		head := runner.NewHeadroomGate(pool.Running)
