@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -157,13 +156,7 @@ var unordered = map[string]bool{"-P 3 slots": true}
 // and compares their stdout and exit status (stderr wording differs).
 func TestDifferentialXargs(t *testing.T) {
 	t.Parallel()
-	xargs, err := exec.LookPath("xargs")
-	if err != nil {
-		t.Skip("GNU xargs is not installed: the differential test needs it")
-	}
-	if out, _ := exec.Command(xargs, "--version").Output(); !bytes.Contains(out, []byte("GNU findutils")) {
-		t.Skip("xargs is not GNU xargs: the differential test needs GNU findutils")
-	}
+	xargs := gnuXargs(t)
 	for _, c := range xargsCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

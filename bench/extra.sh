@@ -16,10 +16,12 @@
 #   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads;
 #            and vs the floor, a C program starting the 1000 at once (spawnall.c)
 #   W5       fan --version vs /bin/true (the floor) and xargs --version
+#   AUTOsleep AUTOcpu AUTOmem  -j auto against fixed -j (see auto.sh)
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
-#   EXTRA ("W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5") RESULTS (a directory)
+#   EXTRA ("W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5 AUTOsleep AUTOcpu AUTOmem")
+#   RESULTS (a directory); auto.sh's AUTO_* knobs
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SHARED_BENCH="${SHARED_BENCH:-$HERE/../../shared/bench}"
@@ -29,7 +31,7 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
-EXTRA="${EXTRA:-W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5}"
+EXTRA="${EXTRA:-W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5 AUTOsleep AUTOcpu AUTOmem}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -50,6 +52,9 @@ pair() {
 	r=$(awk '$1=="A/B"&&$2=="wall"{print $4}' "$raw")
 	row "$name" "$a" "${am}s" "$b" "${bm}s" "$r" "$check"
 }
+
+# shellcheck source=auto.sh
+. "$HERE/auto.sh"
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
@@ -152,6 +157,7 @@ w5() {
 for e in $EXTRA; do
 	case "$e" in
 	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
+	AUTOsleep) auto_sleep ;; AUTOcpu) auto_cpu ;; AUTOmem) auto_mem ;;
 	*) log "unknown workload $e" ;;
 	esac
 done

@@ -25,10 +25,15 @@ type Config struct {
 	replace    string             // -I, unless under --xargs a later -n or -L cancels it
 	lineBuffer bool               // --line-buffer, unless job output goes to --results rows
 	template   *runner.Template
-	pack       *packSpec      // nil unless items are packed (--xargs, -X, -m, -L, -s)
-	records    *input.Records // pipe mode's records; nil in argument mode
-	remote     *remoteSpec    // the hosts of -S; nil without
-	shard      input.Shard    // --shard, resolved
+	pack       *packSpec        // nil unless items are packed (--xargs, -X, -m, -L, -s)
+	records    *input.Records   // pipe mode's records; nil in argument mode
+	remote     *remoteSpec      // the hosts of -S; nil without
+	shard      input.Shard      // --shard, resolved
+	procfile   *runner.ProcFile // -j FILE; nil without
+	auto       *autoSpec        // -j auto; nil without
+	// warn says a problem found while jobs run (the procfile's) through
+	// the sink, once the run has one.
+	warn func(string)
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -46,6 +51,9 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		return nil, err
 	}
 	if err := c.checkRemote(); err != nil {
+		return nil, err
+	}
+	if err := c.checkLimits(); err != nil {
 		return nil, err
 	}
 	if c.shard, err = c.checkShard(); err != nil {
@@ -129,7 +137,9 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 }
 
 // checkJobs sets c.jobs from -j: under --xargs 1 unless given, and only
-// a count, as xargs's -P.
+// a count, as xargs's -P. A procfile is read now, so that one that cannot
+// be is an error before any job runs; -j auto starts at the CPU count,
+// within its bounds.
 func (c *Config) checkJobs() error {
 	j := c.Runner.Jobs
 	switch {
@@ -139,8 +149,17 @@ func (c *Config) checkJobs() error {
 	case c.Xargs && j.xargsForm():
 		// xargs's -P is a count: no share of the CPUs, nothing to subtract.
 		return usageErrorf("--max-procs: %q is not a count (xargs wants -P N, or -P 0 for as many as possible)", j.text)
+	case c.Xargs && (j.File != "" || j.Auto):
+		_, err := parseCount(j.text)
+		return err
 	case j.err != nil:
 		return j.err
+	case j.File != "":
+		return c.openProcFile(j.File)
+	case j.Auto:
+		c.auto = autoBounds(j, runner.CPUs())
+		c.jobs = c.auto.start
+		return nil
 	}
 	c.jobs = j.Of(runner.CPUs()) // the affinity mask, lowered by cgroup CPU quotas
 	return nil

@@ -111,7 +111,13 @@ func TestCommandErrors(t *testing.T) {
 		msg    string
 		status int
 	}{
-		{"-j abc echo", `--jobs: "abc" is not a job count (try -j 4, -j 50%, -j +1, -j -1 or -j 0 for no limit)`, 255},
+		{"-j abc echo", `--jobs: "abc" is not a job count nor a file holding one (try -j 4, -j 50%, -j +1, -j -1, -j 0 for no limit, or -j auto)`, 255},
+		{"-j auto:5:2 echo", `--jobs: "auto:5:2": MIN 5 is above MAX 2 (try -j auto:2:5)`, 255},
+		{"-j auto:0:2 echo", `--jobs: "auto:0:2": MIN and MAX of -j auto:MIN:MAX are job counts of 1 or more (try -j auto:2:16)`, 255},
+		{"-P auto --xargs echo", `--jobs: "auto" is not a job count (try -j 4, -j 50%, -j +1, -j -1 or -j 0 for no limit)`, 1},
+		{"--load x echo", `--load: "x" is not a number of processes (try --load 4, --load 100% for one per CPU, or --load +2)`, 255},
+		{"--memfree -1G echo", `--memfree: "-1G" is negative (give a size such as 2G)`, 255},
+		{"-S 1/: --load 2 echo", `--load measures this machine, and jobs run on the hosts of -S: give each host its slots as N/LOGIN instead`, 255},
 		{"-j abc --xargs echo", `--jobs: "abc" is not a job count (try -j 4, -j 50%, -j +1, -j -1 or -j 0 for no limit)`, 1},
 		{"--xargs -P -1 echo", `--max-procs: "-1" is not a count (xargs wants -P N, or -P 0 for as many as possible)`, 1},
 		{"-P 5% --xargs echo", `--max-procs: "5%" is not a count (xargs wants -P N, or -P 0 for as many as possible)`, 1},

@@ -68,7 +68,7 @@ func addCommandFlags(f *pflag.FlagSet, o *Options) {
 // addExecFlags: how many jobs run, and how they are timed, retried and
 // stopped.
 func addExecFlags(f *pflag.FlagSet, o *Options) {
-	jobsVarP(f, &o.Runner.Jobs, "jobs", "j", "run `N` jobs at once: N, N% or +N/-N of the CPUs, 0 = no limit (default: CPU count)")
+	jobsVarP(f, &o.Runner.Jobs, "jobs", "j", "run `N` jobs at once: N, N% or +N/-N of the CPUs, 0 = no limit, auto[:MIN:MAX] to adapt, or a FILE holding one, read again as jobs end (default: CPU count)")
 	jobsVarP(f, &o.Runner.Jobs, "max-procs", "P", "same as --jobs")
 	f.Lookup("max-procs").Hidden = true
 	termSeqVar(f, &o.Runner.TermSeq, "termseq", runner.DefaultTermSeq, "how to stop a job: `SEQ` of signals and milliseconds to wait")
@@ -78,6 +78,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 	durationVar(f, &o.Runner.Delay, "delay", "start jobs at least `D` apart")
 	durationVar(f, &o.DrainTimeout, "drain-timeout", "after Ctrl-C, let running jobs finish for at most `D`, then stop them")
 	haltVar(f, &o.Runner.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
+	addLimitFlags(f, o)
 }
 
 // addOutputFlags: how job output reaches fan's stdout and stderr.

@@ -63,6 +63,7 @@ func WriteManPage(w io.Writer, head ManHead) error {
 	b.WriteString(".SH OPTIONS\n")
 	writeOptions(&b, c.Flags())
 	b.WriteString(manSections)
+	b.WriteString(manJobs())
 	writeExamples(&b)
 	b.WriteString(manSeeAlso)
 	_, err := io.WriteString(w, b.String())

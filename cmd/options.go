@@ -98,6 +98,8 @@ type RunnerOptions struct {
 	Shell          string // --shell
 	DryRun         bool   // --dry-run
 	Jobs           Jobs   // -j, -P
+	Load           Jobs   // --load: most processes runnable
+	MemFree        int64  // --memfree: least memory available; 0: none
 	TermSeq        runner.TermSeq
 	Timeout        runner.Timeout
 	Retries        int

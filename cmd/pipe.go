@@ -135,7 +135,7 @@ func openPipe(c *Config, counted *output.Intake, slots int) (intake, func(), err
 		}
 		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, DryRun: c.Runner.DryRun}, closeIn, nil
 	}
-	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read}, closeIn, nil
+	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read, Bytes: &counted.Bytes}, closeIn, nil
 }
 
 // teeIntake is the input stage of --tee: the items of the ::: lists, each
@@ -153,7 +153,7 @@ func newTeeIntake(c *Config, in io.Reader, counted *output.Intake, slots int, cl
 		closeIn()
 		return nil, nil, &inputError{err}
 	}
-	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Count: &counted.Read}
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Count: &counted.Read, Bytes: &counted.Bytes}
 	t := &teeIntake{items: reader, tee: &input.Tee{In: in}, slots: slots, dryRun: c.Runner.DryRun}
 	return t, func() { closeSrcs(); closeIn() }, nil
 }

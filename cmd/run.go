@@ -148,6 +148,16 @@ func run(c *Config) outcome {
 		}
 	}
 	notify := stream.Notify
+	c.warn = notify
+	var slots *runner.FixedSlots // this machine's; nil with -S
+	if c.remote == nil {
+		lim := newLimits(c, pool.Jobs, pool.Exec, pool, notify)
+		pool.Slots, slots = lim.slots, lim.slots
+		defer lim.run()()
+		if p, ok := sink.Meter.(*output.Progress); ok && (c.auto != nil || c.procfile != nil) {
+			p.Limit = slots.Limit
+		}
+	}
 	pool.OnHalt = func(h *runner.Halted) {
 		halted.Store(h)
 		notify(h.Message(c.Runner.Halt, pool.Running()))
@@ -159,6 +169,7 @@ func run(c *Config) outcome {
 	drain := newDrain(c, pool, notify, st)
 	stopSignals := watchSignals(drain)
 	defer stopSignals()
+	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream)()
 	defer watchStops(pool)()
 
 	readErr := make(chan error, 1)
@@ -223,7 +234,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 		}
 	}
 	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.Input.Colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
-		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read,
+		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read, Bytes: &counted.Bytes,
 		Shard: c.shard}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
@@ -239,7 +250,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 // events may wait for the sink).
 func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.Pool, runner.Budget, error) {
 	b, err := runner.FitBudget(runner.BudgetRequest{
-		Jobs: c.jobs, Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
+		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
 		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs),
 	})
 	if err != nil {

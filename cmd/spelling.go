@@ -34,7 +34,7 @@ var spellings = map[string]string{
 var elsewhere = strings.Fields(`basefile block-timeout bibtex citation
 	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
 	decompress-program embed files filter-hosts gnu group-by hostgroups
-	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
+	interactive latest-line linkinputsource max-line-length-allowed memsuspend
 	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
 	number-of-threads onall open-tty output-as-files plus profile
 	record-env remove-rec-sep retry-failed rsync-opts

@@ -23,6 +23,20 @@ type Item struct {
 	Stdin Stdin
 }
 
+// Held is how many bytes of input the item holds in fan's memory: its
+// records and its block of stdin, if the block is in memory (not a range
+// of a file, as --pipepart's).
+func (it *Item) Held() int64 {
+	var n int64
+	for _, r := range it.Records {
+		n += int64(len(r))
+	}
+	if b, ok := it.Stdin.(*Block); ok {
+		n += b.Len()
+	}
+	return n
+}
+
 // Stdin is bytes for a job's standard input. It is written to each attempt
 // of the job whole, so a retry reads the same bytes again.
 type Stdin interface {

@@ -20,6 +20,9 @@ type PipeReader struct {
 	Gate Closer
 	// Count, when set, is incremented for every block read.
 	Count *atomic.Int64
+	// Bytes, when set, adds up the sizes of the blocks read, for the
+	// status report's read-ahead.
+	Bytes *atomic.Int64
 }
 
 // Run sends every block as an item on out until the input ends or ctx
@@ -32,6 +35,9 @@ func (p *PipeReader) Run(ctx context.Context, out chan<- Item) error {
 	send := func(b *Block) {
 		if p.Count != nil {
 			p.Count.Add(1)
+		}
+		if p.Bytes != nil {
+			p.Bytes.Add(b.Len())
 		}
 		out <- Item{Seq: b.Seq, Args: []string{""}, Stdin: b} // the consumer drains out until it is closed
 	}

@@ -43,6 +43,9 @@ type Reader struct {
 	// sent: the progress display's running total. Safe to read while Run
 	// runs.
 	Count *atomic.Int64
+	// Bytes, when set, adds up what the items counted hold (Item.Held),
+	// for the status report's read-ahead.
+	Bytes *atomic.Int64
 	// EOF, when set, ends every source at a record equal to it (-E).
 	EOF string
 	// Shard, when set (Count above 0), keeps only this shard's items
@@ -157,13 +160,23 @@ func (s Shard) takes(seq int64) bool {
 	return s.Count <= 1 || (seq-1)%int64(s.Count) == int64(s.Index)
 }
 
+// count counts an item read (Count, Bytes).
+func (r *Reader) count(it *Item) {
+	if r.Count != nil {
+		r.Count.Add(1)
+	}
+	if r.Bytes != nil {
+		r.Bytes.Add(it.Held())
+	}
+}
+
 // next reads the next item of this shard.
 func (r *Reader) next() (Item, error) {
 	for {
 		item, err := r.nextAny()
 		if err != nil || r.Shard.takes(item.Seq) {
-			if err == nil && r.Count != nil {
-				r.Count.Add(1)
+			if err == nil {
+				r.count(&item)
 			}
 			return item, err
 		}
@@ -310,9 +323,7 @@ func (r *Reader) takeFromPacker() []Item {
 	var out []Item
 	for _, args := range r.Pack.Abandon() {
 		if it := r.packedItem(args); r.Shard.takes(it.Seq) {
-			if r.Count != nil {
-				r.Count.Add(1)
-			}
+			r.count(&it)
 			out = append(out, it)
 		}
 	}

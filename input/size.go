@@ -99,3 +99,23 @@ func sizeUnit(u string) (base int64, power int, ok bool) {
 	}
 	return base, p + 1, true
 }
+
+// SizeText writes a number of bytes for people, in the units ParseSize
+// reads with an upper-case letter (powers of 1024), to one decimal: 512
+// bytes, 12K, 1.5G. It is the one formatter of sizes in fan's messages.
+func SizeText(n int64) string {
+	const units = "KMGTPE"
+	if n < 1024 && n > -1024 {
+		if n == 1 {
+			return "1 byte"
+		}
+		return strconv.FormatInt(n, 10) + " bytes"
+	}
+	v, u := float64(n)/1024, 0
+	for (v >= 1024 || v <= -1024) && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	s := strconv.FormatFloat(math.Round(v*10)/10, 'f', 1, 64)
+	return strings.TrimSuffix(s, ".0") + units[u:u+1]
+}

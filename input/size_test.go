@@ -79,3 +79,22 @@ func TestParseSizeMatchesParallel(t *testing.T) {
 		}
 	}
 }
+
+func TestSizeText(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 bytes", 1: "1 byte", 1023: "1023 bytes", 1024: "1K", 1536: "1.5K",
+		300 << 20: "300M", 3 << 29: "1.5G", 5 << 40: "5T",
+	} {
+		if got := SizeText(n); got != want {
+			t.Errorf("SizeText(%d) = %q, want %q", n, got, want)
+		}
+		if n >= 1024 {
+			// What it writes reads back as the same size, give or take
+			// the rounding to one decimal.
+			back, err := ParseSize(SizeText(n))
+			if err != nil || back < n*99/100 || back > n*101/100 {
+				t.Errorf("ParseSize(SizeText(%d)) = %d, %v", n, back, err)
+			}
+		}
+	}
+}

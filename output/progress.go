@@ -32,10 +32,12 @@ func AutoBar(f *os.File, getenv func(string) string) bool {
 
 // Intake counts the items read from the input, for the progress display:
 // the input stage adds to Read as it reads, and Ended is set when the input
-// is over. Until then the total is what has been read so far. Safe for
-// concurrent use.
+// is over. Until then the total is what has been read so far. Bytes adds
+// up what the items read hold in memory (input.Item.Held), for the status
+// report. Safe for concurrent use.
 type Intake struct {
 	Read  atomic.Int64
+	Bytes atomic.Int64
 	Ended atomic.Bool
 }
 
@@ -55,6 +57,11 @@ type Progress struct {
 	// Jobs is the number of job slots (0: no limit), for --eta and
 	// --progress.
 	Jobs int
+	// Limit, when set, gives the number of job slots now, which changes
+	// while jobs run (-j auto, a procfile): --eta and --progress count
+	// with it, and --bar shows it. It must be safe to call from the
+	// sink's goroutine.
+	Limit func() int
 	// Every is the least time between two draws (default 200ms).
 	Every time.Duration
 	// Quiet is how long after Start nothing is drawn, so that a run that
@@ -232,6 +239,10 @@ func (p *Progress) line(now time.Time, cols int) string {
 	}
 	if p.bar == nil {
 		p.bar = &barRenderer{}
+	}
+	p.bar.name = "fan"
+	if p.Limit != nil {
+		p.bar.name = fmt.Sprintf("fan (%s at once)", jobsText(p.Limit()))
 	}
 	return p.bar.line(now, done, read, ended, s.Failed, cols)
 }

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -31,9 +32,12 @@ func (p *Progress) etaLine(now time.Time, done, read int64, ended bool) string {
 // 100%: fan runs jobs on this computer only) and the average seconds per
 // job. Running jobs are the items read and not done, at most the job slots.
 func (p *Progress) localLine(now time.Time, done, read int64) string {
-	running := read - done
-	if p.Jobs > 0 {
-		running = min(running, int64(p.Jobs))
+	running, jobs := read-done, p.Jobs
+	if p.Limit != nil {
+		jobs = p.Limit()
+	}
+	if jobs > 0 {
+		running = min(running, int64(jobs))
 	}
 	avg := 0.0
 	if done > 0 {
@@ -65,15 +69,16 @@ func jobsText(jobs int) string {
 type barRenderer struct {
 	start time.Time
 	width int
+	name  string // what the line starts with: fan, and the limit when it changes
 }
 
 // line renders the bar at now for done of read items. With streaming
 // input the total grows as more is read; when the jobs have caught up with
 // the input the line says so instead.
 func (b *barRenderer) line(now time.Time, done, read int64, ended bool, failed int64, cols int) string {
-	desc := "fan"
+	desc := cmp.Or(b.name, "fan")
 	if failed > 0 {
-		desc = fmt.Sprintf("fan: %d failed", failed)
+		desc = fmt.Sprintf("%s: %d failed", desc, failed)
 	}
 	if read == 0 {
 		return desc + "  waiting for input"

@@ -185,3 +185,21 @@ func TestProgressNotStarted(t *testing.T) {
 		t.Errorf("bar after a drain: %q, want 1 done of 2", line)
 	}
 }
+
+// A limit that changes while jobs run (-j auto, a procfile) shows on the
+// bar, and --progress counts running jobs with it.
+func TestProgressShowsLimit(t *testing.T) {
+	limit := 3
+	p := &Progress{Mode: ProgressBar, Intake: &Intake{}, Limit: func() int { return limit }}
+	p.Intake.Read.Store(10)
+	p.stats = Stats{OK: 2, Failed: 1}
+	now := time.Now()
+	if line := p.line(now, 100); !strings.HasPrefix(line, "fan (3 at once): 1 failed ") {
+		t.Errorf("bar: %q", line)
+	}
+	limit = 5
+	p.Mode = ProgressGNU
+	if line := p.line(now, 100); !strings.HasPrefix(line, "local:5/3/") {
+		t.Errorf("--progress: %q", line)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/runner"
 )
 
@@ -29,7 +30,11 @@ func StatusText(r *runner.Report, st Stats, retrying int) string {
 	if r.Why != "" {
 		fmt.Fprintf(&b, " (%s)", r.Why)
 	}
-	fmt.Fprintf(&b, "\nfan: read ahead: %d items, %s", r.Queued, sizeText(r.QueuedBytes))
+	items := "items"
+	if r.Queued == 1 {
+		items = "item"
+	}
+	fmt.Fprintf(&b, "\nfan: read ahead: %d %s, %s", r.Queued, items, input.SizeText(r.QueuedBytes))
 	for _, j := range r.Running {
 		host := ""
 		if j.Host != "" {
@@ -38,18 +43,4 @@ func StatusText(r *runner.Report, st Stats, retrying int) string {
 		fmt.Fprintf(&b, "\nfan: running: job %d, slot %d%s, %s: %s", j.Seq, j.Slot, host, j.Runtime.Round(100*time.Millisecond), j.Command)
 	}
 	return b.String()
-}
-
-// sizeText writes a number of bytes for people.
-func sizeText(n int64) string {
-	const k = 1024
-	switch {
-	case n >= k*k*k:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(k*k*k))
-	case n >= k*k:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
-	case n >= k:
-		return fmt.Sprintf("%.1f KiB", float64(n)/k)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

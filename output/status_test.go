@@ -20,7 +20,7 @@ func TestStatusText(t *testing.T) {
 	want := strings.Join([]string{
 		"fan: status: 20 read, 3 queued, 2 running, 8 succeeded, 1 failed, 1 retrying, 0 not started",
 		"fan: jobs: 2 at once (procfile procs)",
-		"fan: read ahead: 3 items, 1.5 KiB",
+		"fan: read ahead: 3 items, 1.5K",
 		"fan: running: job 7, slot 1, 2.3s: sleep 5",
 		"fan: running: job 9, slot 2 on h1, 1s: gzip 'a b'",
 	}, "\n")

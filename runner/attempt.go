@@ -78,10 +78,23 @@ func (p *Pool) finish(j *job, r *Result) {
 		b.Release() // only a failed block is kept, for the failures file
 	}
 	p.checkHalt(r)
+	if !r.DryRun && !r.NotStarted {
+		p.ended.Add(1)
+		if !r.OK() {
+			p.failed.Add(1)
+		}
+	}
 	if p.Finished != nil {
 		p.Finished(r)
 	}
 	p.deliver(ticketed{ticket: j.ticket, held: j.held, r: r})
+}
+
+// Done is how many jobs have ended after running, and how many of those
+// failed (-j auto's measure of throughput and failures). It is safe to
+// call from any goroutine.
+func (p *Pool) Done() (ended, failed int64) {
+	return p.ended.Load(), p.failed.Load()
 }
 
 // checkHalt counts a job's end for --halt and halts the run when that met

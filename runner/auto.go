@@ -13,18 +13,20 @@ import (
 // jobs finish; it cuts the limit by cut when memory or IO pressure passes
 // the high mark or the failure rate jumps; after each change it holds for
 // the cooldown. A raise that did not pay is taken back, and no raise is
-// tried again for a few cooldowns.
+// tried again for a few cooldowns. Without bounds, the limit stays between
+// 1 and AutoMaxPerCPU jobs per CPU.
 const (
-	AutoInterval = time.Second
-	AutoCooldown = 3 * time.Second
-	AutoLowMark  = 0.10 // of the interval stalled ("some" PSI)
-	AutoHighMark = 0.40
-	AutoCut      = 0.7
-	// autoGain is how much more throughput a raise must bring to stay.
-	autoGain = 1.05
-	// autoPlateau is how many cooldowns pass before a raise that did
+	AutoMaxPerCPU = 4
+	AutoInterval  = time.Second
+	AutoCooldown  = 3 * time.Second
+	AutoLowMark   = 0.10 // of the interval stalled ("some" PSI)
+	AutoHighMark  = 0.40
+	AutoCut       = 0.7
+	// AutoGain is how much more throughput a raise must bring to stay.
+	AutoGain = 1.05
+	// AutoPlateau is how many cooldowns pass before a raise that did
 	// not pay is tried again.
-	autoPlateau = 4
+	AutoPlateau = 4
 )
 
 // Auto adapts the limit of Slots between Min and Max while the run goes on
@@ -38,9 +40,16 @@ type Auto struct {
 	Read func() (Pressure, bool)
 	// Done gives how many jobs have finished, and how many of them failed.
 	Done func() (finished, failed int64)
-	// Log, when set, gets one line for each change, with its reason (-v),
-	// and the one saying that PSI is missing. It must not block.
+	// Memory, when set, is sampled every interval: the memory gate of a
+	// memory-limited cgroup (HeadroomGate), which learns from it what a
+	// job needs.
+	Memory interface{ Sample() }
+	// Log, when set, gets one line for each change, with its reason. It
+	// must not block.
 	Log func(string)
+	// Missing, when set, is told once that the kernel gives no PSI, so
+	// that the limit stays where it started. It must not block.
+	Missing func(string)
 
 	last       Pressure
 	finished   int64
@@ -57,7 +66,9 @@ type Auto struct {
 func (a *Auto) Run(ctx context.Context) {
 	p, ok := a.Read()
 	if !ok {
-		a.log(fmt.Sprintf("fan: -j auto: this kernel gives no pressure stall information (PSI): running %d jobs at once", a.Slots.Limit()))
+		if a.Missing != nil {
+			a.Missing(fmt.Sprintf("fan: -j auto: this kernel gives no pressure stall information (PSI, /proc/pressure): running %d jobs at once, as -j would", a.Slots.Limit()))
+		}
 		return
 	}
 	a.last = p
@@ -77,6 +88,9 @@ func (a *Auto) Run(ctx context.Context) {
 
 // step reads the counters once and changes the limit if they say so.
 func (a *Auto) step(now time.Time) {
+	if a.Memory != nil {
+		a.Memory.Sample()
+	}
 	p, ok := a.Read()
 	if !ok {
 		return
@@ -98,6 +112,10 @@ func (a *Auto) step(now time.Time) {
 	limit := a.Slots.Limit()
 	cooling := now.Sub(a.changedAt) < AutoCooldown
 	rate := float64(finished-a.doneAt) / now.Sub(a.changedAt).Seconds()
+	// A raise is judged once a round of jobs has ended since: before,
+	// the completions say more about when the jobs started than about
+	// the limit.
+	judging := a.raised && finished-a.doneAt < int64(limit)
 	switch {
 	case cooling:
 	case mem > AutoHighMark || io > AutoHighMark || jumped:
@@ -109,8 +127,9 @@ func (a *Auto) step(now time.Time) {
 			why = fmt.Sprintf("IO pressure %.0f%%", 100*io)
 		}
 		a.set(now, max(a.Min, int(float64(limit)*AutoCut)), why, false, rate)
-	case a.raised && rate <= a.rateBefore*autoGain:
-		a.plateau = now.Add(autoPlateau * AutoCooldown)
+	case judging:
+	case a.raised && rate <= a.rateBefore*AutoGain:
+		a.plateau = now.Add(AutoPlateau * AutoCooldown)
 		a.set(now, max(a.Min, limit-1), fmt.Sprintf("the raise to %d did not make jobs finish faster (%.2f/s, before %.2f/s)", limit, rate, a.rateBefore), false, rate)
 	case limit < a.Max && now.After(a.plateau) && a.Slots.Waiting() && cpu < AutoLowMark && mem < AutoLowMark && io < AutoLowMark:
 		a.set(now, limit+1, fmt.Sprintf("jobs wait and pressure is low (cpu %.0f%%, memory %.0f%%, io %.0f%%)", 100*cpu, 100*mem, 100*io), true, rate)
@@ -129,7 +148,7 @@ func (a *Auto) set(now time.Time, n int, why string, raise bool, rate float64) {
 	if n == old {
 		return
 	}
-	a.Slots.SetLimit(n)
+	a.Slots.SetLimit(n, fmt.Sprintf("-j auto:%d:%d, %s", a.Min, a.Max, why))
 	a.log(fmt.Sprintf("fan: -j auto: %d jobs at once, was %d: %s", n, old, why))
 }
 

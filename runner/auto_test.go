@@ -66,7 +66,7 @@ func simulate(t *testing.T, start, lo, hi int, d time.Duration, w *autoWorld) []
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
-		w.slots = NewFixedSlots(start, nil)
+		w.slots = NewFixedSlots(start, "", nil)
 		a := &Auto{Min: lo, Max: hi, Slots: w.slots, Read: w.read, Done: w.done, Log: func(s string) { t.Log(time.Now().Format("05.000"), s) }}
 		go w.run(ctx)
 		a.Run(ctx)

@@ -2,11 +2,13 @@ package runner
 
 import (
 	"fmt"
+	"github.com/fan-run/fan/input"
 	"io/fs"
 	"os"
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // LoadGate holds back new jobs while the machine is busier than Max
@@ -59,7 +61,14 @@ func (g *MemGate) Open() (bool, string) {
 	if !ok || avail >= g.Min {
 		return true, ""
 	}
-	return false, fmt.Sprintf("%s of memory is available, below --memfree %s", bytesText(avail), bytesText(g.Min))
+	return false, fmt.Sprintf("%s of memory is available, below --memfree %s", input.SizeText(avail), input.SizeText(g.Min))
+}
+
+// Short reports whether less than half of Min is available: then
+// --memfree puts the youngest running job back in the queue (Pool.Evict).
+func (g *MemGate) Short() bool {
+	avail, ok := Available(g.fs)
+	return ok && avail < g.Min/2
 }
 
 // Available is the memory available to fan's jobs: MemAvailable, or the
@@ -92,21 +101,81 @@ func memAvailable(fsys fs.FS) (int64, bool) {
 // cgroup among fan's and its ancestors'; limited is false when none has a
 // limit.
 func cgroupHeadroom(fsys fs.FS) (room int64, limited bool) {
+	limit, usage, limited := cgroupMemory(fsys)
+	return max(0, limit-usage), limited
+}
+
+// cgroupMemory is the limit and the usage of the memory cgroup, among
+// fan's and its ancestors', that has the least room left; limited is
+// false when none has a limit.
+func cgroupMemory(fsys fs.FS) (limit, usage int64, limited bool) {
 	for _, dir := range cgroupDirs(fsys, "memory") {
-		limit, ok := readBytes(fsys, path.Join(dir, "memory.max"))
-		usage, ok2 := readBytes(fsys, path.Join(dir, "memory.current"))
+		l, ok := readBytes(fsys, path.Join(dir, "memory.max"))
+		u, ok2 := readBytes(fsys, path.Join(dir, "memory.current"))
 		if !ok || !ok2 {
-			limit, ok = readBytes(fsys, path.Join(dir, "memory.limit_in_bytes"))
-			usage, ok2 = readBytes(fsys, path.Join(dir, "memory.usage_in_bytes"))
+			l, ok = readBytes(fsys, path.Join(dir, "memory.limit_in_bytes"))
+			u, ok2 = readBytes(fsys, path.Join(dir, "memory.usage_in_bytes"))
 		}
-		if !ok || !ok2 || limit >= 1<<60 { // v1's "no limit" is a huge number
+		if !ok || !ok2 || l >= 1<<60 { // v1's "no limit" is a huge number
 			continue
 		}
-		if r := max(0, limit-usage); !limited || r < room {
-			room, limited = r, true
+		if !limited || l-u < limit-usage {
+			limit, usage, limited = l, u, true
 		}
 	}
-	return room, limited
+	return limit, usage, limited
+}
+
+// HeadroomGate holds back new jobs under -j auto while fan's memory
+// cgroup has less room left than a job needs: without swap, the kernel
+// gives no pressure warning before it kills a job for memory. What a job
+// needs is learnt as the run goes: the most memory per running job the
+// cgroup has been seen to use (Sample). Every running job is counted as
+// needing that much, even one that has not grown to it yet. Where fan's
+// cgroup has no memory limit the gate is always open.
+type HeadroomGate struct {
+	// Running is how many jobs run now.
+	Running func() int
+	fs      fs.FS
+
+	mu     sync.Mutex
+	perJob int64
+}
+
+// NewHeadroomGate returns the memory gate of -j auto.
+func NewHeadroomGate(running func() int) *HeadroomGate {
+	return &HeadroomGate{Running: running, fs: os.DirFS("/")}
+}
+
+// Sample looks at the cgroup's usage now, to learn what a job needs. The
+// gate samples as it is asked; -j auto samples every interval as well.
+func (g *HeadroomGate) Sample() {
+	g.sample()
+}
+
+func (g *HeadroomGate) sample() (limit, usage, perJob int64, limited bool) {
+	limit, usage, limited = cgroupMemory(g.fs)
+	n := int64(g.Running())
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if limited && n > 0 {
+		g.perJob = max(g.perJob, usage/n)
+	}
+	return limit, usage, g.perJob, limited
+}
+
+// Open implements Gate.
+func (g *HeadroomGate) Open() (bool, string) {
+	limit, usage, perJob, limited := g.sample()
+	if !limited {
+		return true, ""
+	}
+	used := max(usage, int64(g.Running())*perJob)
+	if room := limit - used; room < max(perJob, 1) {
+		return false, fmt.Sprintf("the memory cgroup has %s left of %s, and jobs have used up to %s each",
+			input.SizeText(max(room, 0)), input.SizeText(limit), input.SizeText(perJob))
+	}
+	return true, ""
 }
 
 // readBytes reads a number of bytes from a cgroup file; "max" is no limit.
@@ -121,18 +190,4 @@ func readBytes(fsys fs.FS, name string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
-}
-
-// bytesText writes a size for people: 1.5G, 300M, 12K.
-func bytesText(n int64) string {
-	const k = 1024
-	switch {
-	case n >= k*k*k:
-		return fmt.Sprintf("%.1fG", float64(n)/(k*k*k))
-	case n >= k*k:
-		return strconv.FormatInt(n/(k*k), 10) + "M"
-	case n >= k:
-		return strconv.FormatInt(n/k, 10) + "K"
-	}
-	return strconv.FormatInt(n, 10)
 }

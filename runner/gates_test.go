@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -63,7 +64,7 @@ func TestMemGate(t *testing.T) {
 		}
 	}
 	g := &MemGate{Min: 5 << 30, fs: mapFS(map[string]string{"proc/meminfo": meminfo})}
-	if open, why := g.Open(); open || !strings.Contains(why, "3.8G of memory is available, below --memfree 5.0G") {
+	if open, why := g.Open(); open || !strings.Contains(why, "3.8G of memory is available, below --memfree 5G") {
 		t.Errorf("--memfree 5G with 3.8G available: open %v (%s)", open, why)
 	}
 }
@@ -95,5 +96,55 @@ func TestPressureReader(t *testing.T) {
 	}
 	if _, ok := newPressureReader(mapFS(nil)).Read(); ok {
 		t.Error("PSI read where there is none")
+	}
+}
+
+// --memfree below half its size puts the youngest job back.
+func TestMemGateShort(t *testing.T) {
+	meminfo := mapFS(map[string]string{"proc/meminfo": "MemAvailable:    4000000 kB\n"})
+	for _, c := range []struct {
+		min   int64
+		short bool
+	}{{4000000 * 1024, false}, {8000000 * 1024, false}, {8000001 * 1024, true}} {
+		if got := (&MemGate{Min: c.min, fs: meminfo}).Short(); got != c.short {
+			t.Errorf("--memfree %d with 4000000K available: short %v, want %v", c.min, got, c.short)
+		}
+	}
+}
+
+// -j auto's memory gate counts every running job as needing the most a
+// job was seen to use, and opens only when one more fits.
+func TestHeadroomGate(t *testing.T) {
+	files := map[string]string{
+		"proc/self/mountinfo":          "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+		"proc/self/cgroup":             "0::/job\n",
+		"sys/fs/cgroup/job/memory.max": "1000\n",
+	}
+	running := 0
+	g := &HeadroomGate{Running: func() int { return running }}
+	use := func(n, usage int) (bool, string) {
+		running = n
+		files["sys/fs/cgroup/job/memory.current"] = strconv.Itoa(usage) + "\n"
+		g.fs = mapFS(files)
+		return g.Open()
+	}
+	for _, c := range []struct {
+		running, usage int
+		open           bool
+	}{
+		{0, 10, true},   // nothing known yet, room left
+		{2, 600, true},  // 300 a job: 400 left fits one more
+		{3, 650, false}, // the third has not grown yet: it is counted as 300
+		{2, 400, true},
+		{3, 900, false},
+		{0, 50, true},
+	} {
+		if open, why := use(c.running, c.usage); open != c.open || !open && !strings.Contains(why, "used up to 300 bytes each") {
+			t.Errorf("%d running using %d of 1000: open %v (%s), want %v", c.running, c.usage, open, why, c.open)
+		}
+	}
+	g.fs = mapFS(map[string]string{"proc/self/cgroup": "0::/\n"})
+	if open, _ := g.Open(); !open {
+		t.Error("no memory limit: the gate is closed")
 	}
 }

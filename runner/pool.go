@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -114,6 +115,10 @@ type Pool struct {
 	win     window
 	deliver func(ticketed)
 	taken   atomic.Int64
+	gone    atomic.Int64 // items out of the read-ahead: started, skipped or not started
+	goneB   atomic.Int64 // the bytes they held
+	ended   atomic.Int64 // jobs that ran and ended (Done)
+	failed  atomic.Int64 // of them, failed
 	running atomic.Int64
 	halter  halter
 	pace    pacer
@@ -132,7 +137,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	p.win = newWindow(p.Window)
 	p.slots = p.Slots
 	if p.slots == nil {
-		p.slots = NewFixedSlots(p.Jobs, p.Exec)
+		p.slots = NewFixedSlots(p.Jobs, "", p.Exec)
 	}
 	p.halter.h = p.Halt
 	p.pace.gap = p.Delay
@@ -156,10 +161,12 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			return nil
 		}
 		if p.Skip != nil && p.Skip(item.Seq) {
+			p.out(&item)
 			p.deliver(ticketed{ticket: ticket, r: &Result{Item: item, Skipped: true}})
 			continue
 		}
 		slot, ok := p.acquire(intake)
+		p.out(&item)
 		if !ok {
 			p.deliver(ticketed{ticket: ticket, r: notStarted(item)})
 			p.notStartedRest(ticket+1, items)
@@ -221,6 +228,22 @@ func (p *Pool) startDelivery() func() {
 	}
 }
 
+// out counts an item out of the read-ahead.
+func (p *Pool) out(item *input.Item) {
+	p.gone.Add(1)
+	if n := item.Held(); n > 0 {
+		p.goneB.Add(n)
+	}
+}
+
+// Dispatched is how many items the pool has taken out of the read-ahead
+// (the items read and not yet started) so far, to start them, skip them
+// or report them as not started, and how many bytes of fan's memory they
+// held (input.Item.Held). It is safe to call from any goroutine.
+func (p *Pool) Dispatched() (items, bytes int64) {
+	return p.gone.Load(), p.goneB.Load()
+}
+
 // Running is the number of jobs running now. It is safe to call from any
 // goroutine.
 func (p *Pool) Running() int { return int(p.running.Load()) }
@@ -237,6 +260,7 @@ func (p *Pool) kill() context.Context {
 // items promptly once intake has ended.
 func (p *Pool) notStartedRest(ticket int64, items <-chan input.Item) {
 	for item := range items {
+		p.out(&item)
 		p.deliver(ticketed{ticket: ticket, r: notStarted(item)})
 		ticket++
 	}
@@ -307,8 +331,11 @@ func (p *Pool) watchMemory(stop <-chan struct{}) {
 		case <-stop:
 			return
 		case <-t.C:
-			if p.Evict() && p.live.evictYoungest() {
-				p.stream.Notify("fan: --memfree: memory is short: putting the youngest job back in the queue")
+			if !p.Evict() {
+				continue
+			}
+			if a := p.live.evictYoungest(); a != nil {
+				p.stream.Notify(fmt.Sprintf("fan: --memfree: memory is short: putting job %d, the youngest, back in the queue (%s)", a.seq, a.command))
 			}
 		}
 	}

@@ -46,8 +46,9 @@ func (r *running) remove(seq int64) {
 
 // evictYoungest terminates the attempt that started last, if more than
 // one runs (the last one is left to finish: evicting it frees nothing that
-// another start would not take again). It reports whether it did.
-func (r *running) evictYoungest() bool {
+// another start would not take again), and returns it; nil when it did
+// not.
+func (r *running) evictYoungest() *attempt {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var young *attempt
@@ -57,11 +58,11 @@ func (r *running) evictYoungest() bool {
 		}
 	}
 	if young == nil || len(r.jobs) < 2 {
-		return false
+		return nil
 	}
 	delete(r.jobs, young.seq)
 	young.evict(errEvicted)
-	return true
+	return young
 }
 
 // RunningJob describes a running job for the status report.

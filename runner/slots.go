@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -39,27 +40,34 @@ type FixedSlots struct {
 	exec Executor
 	host string
 
-	// Refresh, when set, gives the limit anew (a procfile, -j FILE): it is
-	// asked whenever a job ends and at least once a second while a job
-	// waits to start. Set it before the first Take.
-	Refresh func() int
+	// Refresh, when set, gives the limit anew, and why it is that (a
+	// procfile, -j FILE): it is asked whenever a job ends and at least
+	// once a second while a job waits to start. Set it before the first
+	// Take.
+	Refresh func() (limit int, why string)
 	// Gates, when set, must all be open for a job to start; a closed one
 	// is asked again every gatePoll while a job waits. Set them before the
 	// first Take.
 	Gates []Gate
+	// Held, when set, is told once why starts are held back when a closed
+	// gate keeps every slot empty: otherwise nothing would say why nothing
+	// runs. It must not block. Set it before the first Take.
+	Held func(why string)
 
 	mu      sync.Mutex
-	limit   int // 0: no limit
-	busy    int // slots taken
-	waiting int // Takes waiting for a slot
+	limit   int    // 0: no limit
+	why     string // what set the limit, for the status report
+	busy    int    // slots taken
+	waiting int    // Takes the limit holds back (not a gate)
+	held    bool   // Held was told, and no job has started since
 	numbers SlotNumbers
 	changed chan struct{} // closed when a slot may have come free
 }
 
 // NewFixedSlots returns slots for limit jobs at once (0: no limit) that run
-// through exec.
-func NewFixedSlots(limit int, exec Executor) *FixedSlots {
-	return &FixedSlots{exec: exec, limit: limit, changed: make(chan struct{})}
+// through exec; why says what set the limit, for the status report.
+func NewFixedSlots(limit int, why string, exec Executor) *FixedSlots {
+	return &FixedSlots{exec: exec, limit: limit, why: why, changed: make(chan struct{})}
 }
 
 // A Gate holds back the start of jobs while the machine is too busy.
@@ -91,8 +99,9 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 			wait = refreshPoll
 		}
 		var changed <-chan struct{}
-		if len(s.Gates) > 0 && !s.gatesOpen() {
+		if why, open := s.gatesOpen(); !open {
 			wait = gatePoll // the gates are asked outside the lock: they read files
+			s.hold(why)
 		} else {
 			slot, ok, ch := s.take()
 			if ok {
@@ -110,7 +119,9 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 			tick = poll.C
 		}
 		s.mu.Lock()
-		s.waiting++
+		if changed != nil {
+			s.waiting++
+		}
 		s.mu.Unlock()
 		select {
 		case <-changed:
@@ -118,11 +129,26 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 		case <-ctx.Done():
 		}
 		s.mu.Lock()
-		s.waiting--
+		if changed != nil {
+			s.waiting--
+		}
 		s.mu.Unlock()
 		if ctx.Err() != nil {
 			return Slot{}, false
 		}
+	}
+}
+
+// hold tells Held, once, why no job can start while none runs.
+func (s *FixedSlots) hold(why string) {
+	s.mu.Lock()
+	tell := s.Held != nil && !s.held && s.busy == 0
+	if tell {
+		s.held = true
+	}
+	s.mu.Unlock()
+	if tell {
+		s.Held(why)
 	}
 }
 
@@ -135,17 +161,19 @@ func (s *FixedSlots) take() (slot Slot, ok bool, changed <-chan struct{}) {
 		return Slot{}, false, s.changed
 	}
 	s.busy++
+	s.held = false
 	return Slot{N: s.numbers.Take(), Host: s.host, Exec: s.exec}, true, nil
 }
 
-// gatesOpen reports whether every gate lets a job start now.
-func (s *FixedSlots) gatesOpen() bool {
+// gatesOpen reports whether every gate lets a job start now, and if not,
+// why not.
+func (s *FixedSlots) gatesOpen() (why string, open bool) {
 	for _, g := range s.Gates {
-		if ok, _ := g.Open(); !ok {
-			return false
+		if ok, why := g.Open(); !ok {
+			return why, false
 		}
 	}
-	return true
+	return "", true
 }
 
 // Put implements Slots.
@@ -160,9 +188,11 @@ func (s *FixedSlots) Put(slot Slot) {
 	}
 }
 
-// SetLimit changes how many jobs may run at once (0: no limit).
-func (s *FixedSlots) SetLimit(n int) {
+// SetLimit changes how many jobs may run at once (0: no limit); why says
+// what set it, for the status report.
+func (s *FixedSlots) SetLimit(n int, why string) {
 	s.mu.Lock()
+	s.why = why
 	if n != s.limit {
 		s.limit = n
 		s.wake()
@@ -177,8 +207,22 @@ func (s *FixedSlots) Limit() int {
 	return s.limit
 }
 
+// Status is how many jobs may run at once now (0: no limit) and why: what
+// set the limit, and the gate holding starts back, if one is closed. It
+// asks the gates, which read files: it is for the status report, not for
+// a hot path.
+func (s *FixedSlots) Status() (limit int, why string) {
+	s.mu.Lock()
+	limit, why = s.limit, s.why
+	s.mu.Unlock()
+	if held, open := s.gatesOpen(); !open {
+		why = strings.TrimPrefix(why+"; starts held: "+held, "; ")
+	}
+	return limit, why
+}
+
 // Waiting reports whether a job waits for a slot now: the limit holds it
-// back.
+// back (a closed gate does not count: more slots would not start it).
 func (s *FixedSlots) Waiting() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

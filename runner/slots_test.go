@@ -17,14 +17,14 @@ import (
 // jobs run lets them finish and starts none until fewer run.
 func TestFixedSlotsLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewFixedSlots(2, nil)
+		s := NewFixedSlots(2, "", nil)
 		ctx := context.Background()
 		a, _ := s.Take(ctx)
 		b, _ := s.Take(ctx)
 		if a.N != 1 || b.N != 2 {
 			t.Fatalf("slots %d, %d; want 1, 2", a.N, b.N)
 		}
-		s.SetLimit(1)
+		s.SetLimit(1, "")
 		got := make(chan Slot)
 		go func() {
 			c, _ := s.Take(ctx)
@@ -50,8 +50,8 @@ func TestFixedSlotsRefresh(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var limit atomic.Int64
 		limit.Store(1)
-		s := NewFixedSlots(0, nil)
-		s.Refresh = func() int { return int(limit.Load()) }
+		s := NewFixedSlots(0, "", nil)
+		s.Refresh = func() (int, string) { return int(limit.Load()), "procfile" }
 		ctx := context.Background()
 		s.Take(ctx)
 		started := make(chan time.Time)
@@ -77,7 +77,7 @@ func (g gateFunc) Open() (bool, string) { return g(), "busy" }
 func TestFixedSlotsGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var open atomic.Bool
-		s := NewFixedSlots(4, nil)
+		s := NewFixedSlots(4, "", nil)
 		s.Gates = []Gate{gateFunc(open.Load)}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -129,7 +129,7 @@ func TestProcFile(t *testing.T) {
 		{"", 5},       // mid-write
 		{"abc\n", 5},  // invalid: kept, one warning
 		{"abc\n", 5},  // still: no second one
-		{"-", 5},      // gone: kept, one warning (a new problem)
+		{"-", 5},      // gone: kept; the problem goes on, no new warning
 		{"2\n", 2},    // fixed
 		{"  7 \n", 7}, // blanks around it
 	} {
@@ -138,11 +138,65 @@ func TestProcFile(t *testing.T) {
 		} else {
 			write(c.content)
 		}
-		if got := p.Read(); got != c.want {
+		if got, _ := p.Read(); got != c.want {
 			t.Errorf("procfile %q: -j %d, want %d", c.content, got, c.want)
 		}
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "not a job count") {
 		t.Errorf("warnings %q: want one for the invalid count", warnings)
 	}
+}
+
+// A procfile that stays empty is a problem said once; one emptied for a
+// moment by a writer is not.
+func TestProcFileStaysEmpty(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "procs")
+		os.WriteFile(path, []byte("4\n"), 0o644)
+		var warnings []string
+		p, err := NewProcFile(path, strconv.Atoi, func(s string) { warnings = append(warnings, s) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(path, nil, 0o644)
+		p.Read()
+		time.Sleep(emptyGrace / 2)
+		if n, why := p.Read(); n != 4 || len(warnings) != 0 || !strings.Contains(why, "holds 4") {
+			t.Fatalf("empty for a moment: -j %d (%s), warnings %q", n, why, warnings)
+		}
+		for range 3 {
+			time.Sleep(emptyGrace)
+			p.Read()
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], "empty") {
+			t.Fatalf("empty for long: warnings %q, want one", warnings)
+		}
+	})
+}
+
+// A closed gate that keeps every slot empty is told once, with its
+// reason; the status report says what holds starts.
+func TestFixedSlotsHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var open atomic.Bool
+		s := NewFixedSlots(2, "-j 2", nil)
+		s.Gates = []Gate{gateFunc(open.Load)}
+		var told []string
+		s.Held = func(why string) { told = append(told, why) }
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		go s.Take(ctx)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if n, why := s.Status(); n != 2 || why != "-j 2; starts held: busy" {
+			t.Errorf("status: %d, %q", n, why)
+		}
+		if s.Waiting() {
+			t.Error("a job held by a gate counts as waiting for the limit")
+		}
+		<-ctx.Done()
+		if len(told) != 1 || told[0] != "busy" {
+			t.Errorf("told %q, want one \"busy\"", told)
+		}
+	})
 }
