@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -328,15 +329,23 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 	return sink, closeSpool, nil
 }
 
-// newDrain builds the signal state machine of the run.
+// newDrain builds the signal state machine of the run. --drain-timeout,
+// when given, applies whatever the signal; otherwise a drain SIGTERM began
+// lasts termDrain at most, and others for ever.
 func newDrain(c *Config, pool *runner.Pool, notify func(string), st *stops) *drain {
+	timeout, term := time.Duration(0), termDrain
+	if c.flagSet("drain-timeout") {
+		timeout, term = c.DrainTimeout, c.DrainTimeout
+	}
 	return &drain{
-		timeout:    c.DrainTimeout,
-		running:    pool.Running,
-		notify:     notify,
-		stopIntake: st.stopIntake,
-		terminate:  st.terminateJobs,
-		kill:       st.killJobs,
+		timeout:     timeout,
+		termTimeout: term,
+		terminal:    output.IsTerminal(c.Streams.Err),
+		running:     pool.Running,
+		notify:      notify,
+		stopIntake:  st.stopIntake,
+		terminate:   st.terminateJobs,
+		kill:        st.killJobs,
 	}
 }
 
