@@ -8,6 +8,12 @@ import (
 	"strings"
 )
 
+// recordMost is the longest record (a pipe-mode block in the failures
+// file, a --results row) that is made in memory to be written to its file
+// in one write(2); a longer one is written in pieces. A record written in
+// one write is whole in the file even if fan is killed just after.
+const recordMost = 4 << 20
+
 // bookFile is a file fan keeps about a run: the joblog, the failures file
 // or its sidecar. It is opened before any job starts, so that a path fan
 // cannot write fails at once, but what it held is replaced only when the

@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -23,12 +22,15 @@ const stderrTailLines = 10
 // `fan -a FILE` re-runs exactly those jobs (with the same -0/-d and
 // --colsep, and -n set to the records of a job: -n times the number of
 // input sources). Beside it, FILE.jsonl holds one JSON object per failed job for
-// tools.
+// tools. Each job's records, and each JSON line, go to their file in one
+// write(2), so that a crash of fan (even SIGKILL) does not leave a record
+// cut short, but one the kernel was writing; a pipe-mode block longer
+// than recordMost is written in pieces.
 type Failures struct {
 	delim  []byte
-	perJob int // records in a full job; a shorter (last) job is written last
-	f, js  *bookFile
-	w, jw  *bufio.Writer
+	perJob int       // records in a full job; a shorter (last) job is written last
+	f, js  *bookFile // js is nil when the failures go to a device
+	rec    bytes.Buffer
 	held   [][]string
 	headed bool // pipe mode: the input's header was written
 }
@@ -64,7 +66,7 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 	if err != nil {
 		return nil, err
 	}
-	fl := &Failures{delim: delim, perJob: perJob, f: f, w: bufio.NewWriter(f), jw: bufio.NewWriter(io.Discard)}
+	fl := &Failures{delim: delim, perJob: perJob, f: f}
 	if f.special {
 		// Failures sent to a device or a pipe (/dev/stderr) have no
 		// record beside them: /dev/stderr.jsonl would be a stray file.
@@ -74,7 +76,6 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 		f.Close(false)
 		return nil, err
 	}
-	fl.jw.Reset(fl.js)
 	return fl, nil
 }
 
@@ -82,17 +83,29 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 // written byte for byte, after the input's header once.
 func (fl *Failures) Add(r *runner.Result) error {
 	block, piped := r.Item.Stdin.(input.Refeedable)
+	var err error
+	fl.rec.Reset()
 	switch {
 	case piped:
 		if !fl.headed {
-			fl.w.Write(block.Head())
+			fl.rec.Write(block.Head())
 			fl.headed = true
 		}
-		block.WriteBody(fl.w)
+		var w io.Writer = &fl.rec
+		if block.Len() > recordMost {
+			err = fl.flush()
+			w = fl.f
+		}
+		if _, werr := block.WriteBody(w); err == nil {
+			err = werr
+		}
 	case len(r.Item.Records) < fl.perJob:
 		fl.held = append(fl.held, r.Item.Records) // only the last job can be short
 	default:
 		fl.writeRecords(r.Item.Records)
+	}
+	if ferr := fl.flush(); err == nil {
+		err = ferr
 	}
 	rec := failureRecord{
 		Seq: r.Item.Seq, Input: r.Item.Records, ExitStatus: r.Status, Signal: int(r.Signal),
@@ -110,28 +123,44 @@ func (fl *Failures) Add(r *runner.Result) error {
 	if r.Err != nil {
 		rec.Error = r.Err.Error()
 	}
+	if err != nil || fl.js == nil {
+		return err
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	fl.jw.Write(append(b, '\n'))
-	return errors.Join(fl.w.Flush(), fl.jw.Flush())
+	_, err = fl.js.Write(append(b, '\n'))
+	return err
 }
 
+// writeRecords adds the records of a job, each with the delimiter, to
+// those to be written.
 func (fl *Failures) writeRecords(recs []string) {
 	for _, rec := range recs {
-		fl.w.WriteString(rec)
-		fl.w.Write(fl.delim)
+		fl.rec.WriteString(rec)
+		fl.rec.Write(fl.delim)
 	}
+}
+
+// flush writes the records made so far, in one write.
+func (fl *Failures) flush() error {
+	if fl.rec.Len() == 0 {
+		return nil
+	}
+	_, err := fl.f.Write(fl.rec.Bytes())
+	fl.rec.Reset()
+	return err
 }
 
 // Close writes a held-back short job and closes both files; keep is as
 // for bookFile.Close.
 func (fl *Failures) Close(keep bool) error {
+	fl.rec.Reset()
 	for _, recs := range fl.held {
 		fl.writeRecords(recs)
 	}
-	err := errors.Join(fl.w.Flush(), fl.jw.Flush(), fl.f.Close(keep))
+	err := errors.Join(fl.flush(), fl.f.Close(keep))
 	if fl.js != nil {
 		err = errors.Join(err, fl.js.Close(keep))
 	}
