@@ -291,6 +291,10 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		OnError: func(error) {
 			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},
+		// A book that cannot be written: start nothing more, as its
+		// records would only be listed on stderr, but let the running
+		// jobs finish and write their output.
+		OnBookError: func(error) { st.stopIntake() },
 	}
 	closeSpool := func() {}
 	if !o.Ungroup {

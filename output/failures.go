@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -32,7 +33,8 @@ type Failures struct {
 	f, js  *bookFile // js is nil when the failures go to a device
 	rec    bytes.Buffer
 	held   [][]string
-	headed bool // pipe mode: the input's header was written
+	headed bool     // pipe mode: the input's header was written
+	lost   []string // what the last Add could not write (Lost)
 }
 
 // failureRecord is one line of the sidecar.
@@ -62,7 +64,7 @@ func FailuresRecord(path string) string { return path + ".jsonl" }
 // replaced when the run begins to write them (see bookFile). perJob is the
 // number of records a full job takes.
 func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
-	f, err := openBook(path, false)
+	f, err := openBook(path, "the failures file", false)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +74,7 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 		// record beside them: /dev/stderr.jsonl would be a stray file.
 		return fl, nil
 	}
-	if fl.js, err = openBook(FailuresRecord(path), false); err != nil {
+	if fl.js, err = openBook(FailuresRecord(path), "the failures file's JSON lines", false); err != nil {
 		f.Close(false)
 		return nil, err
 	}
@@ -80,11 +82,13 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 }
 
 // Add records one item that did not succeed. A pipe-mode block is
-// written byte for byte, after the input's header once.
+// written byte for byte, after the input's header once. When it fails
+// (a *BookError), Lost tells what is missing.
 func (fl *Failures) Add(r *runner.Result) error {
 	block, piped := r.Item.Stdin.(input.Refeedable)
 	var err error
 	fl.rec.Reset()
+	fl.lost = nil
 	switch {
 	case piped:
 		if !fl.headed {
@@ -99,7 +103,7 @@ func (fl *Failures) Add(r *runner.Result) error {
 		if _, werr := block.WriteBody(w); err == nil {
 			err = werr
 		}
-	case len(r.Item.Records) < fl.perJob:
+	case len(r.Item.Records) < fl.perJob && fl.f.err == nil:
 		fl.held = append(fl.held, r.Item.Records) // only the last job can be short
 	default:
 		fl.writeRecords(r.Item.Records)
@@ -123,16 +127,29 @@ func (fl *Failures) Add(r *runner.Result) error {
 	if r.Err != nil {
 		rec.Error = r.Err.Error()
 	}
-	if err != nil || fl.js == nil {
+	if err != nil {
+		fl.lost = r.Item.Records
+		if piped {
+			fl.lost = []string{fmt.Sprintf("job %d's block of %d bytes at byte %d of the input", r.Item.Seq, rec.Bytes, *rec.Offset)}
+		}
 		return err
+	}
+	if fl.js == nil {
+		return nil
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	_, err = fl.js.Write(append(b, '\n'))
+	if _, err = fl.js.Write(append(b, '\n')); err != nil {
+		fl.lost = []string{string(b)}
+	}
 	return err
 }
+
+// Lost is what the last Add could not write, when it failed: the item's
+// records (or where its block is in the input), or its JSON line.
+func (fl *Failures) Lost() []string { return fl.lost }
 
 // writeRecords adds the records of a job, each with the delimiter, to
 // those to be written.

@@ -36,7 +36,7 @@ func OpenJoblog(path string, appendTo bool) (*Joblog, error) {
 			return nil, err
 		}
 	}
-	f, err := openBook(path, appendTo)
+	f, err := openBook(path, "the joblog", appendTo)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func JoblogTo(f *os.File) (*Joblog, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bookFile{f: os.NewFile(uintptr(fd), f.Name()), path: f.Name(), special: true, begun: true}
+	b := &bookFile{f: os.NewFile(uintptr(fd), f.Name()), path: f.Name(), what: "the joblog", special: true, begun: true}
 	j := &Joblog{f: b, onStdout: true}
 	// The header first, before any job's output, as GNU parallel has it.
 	_, err = io.WriteString(b, joblogHeader)
@@ -87,6 +87,11 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 	// One write a line, at once: there even if fan is killed next.
 	_, err := j.f.Write(j.line)
 	return err
+}
+
+// Lost is the line the last Add could not write, when it failed.
+func (j *Joblog) Lost() string {
+	return strings.TrimSuffix(strings.TrimPrefix(string(j.line), joblogHeader), "\n")
 }
 
 // loggedSignal is the Signal field of a job's joblog line: the signal that

@@ -85,7 +85,7 @@ func OpenResultsTable(name string, stdout io.Writer) (*ResultsTable, error) {
 		t.w = bufio.NewWriterSize(stdout, recordMost)
 		return t, nil
 	}
-	b, err := openBook(name, false)
+	b, err := openBook(name, "the results file", false)
 	if err != nil {
 		return nil, err
 	}
