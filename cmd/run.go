@@ -70,8 +70,12 @@ func run(c *Config) outcome {
 	var reader *input.Reader // argument mode's
 	var closeInput func()
 	var err error
+	budget, err := fitBudget(c)
+	if err != nil {
+		return failed(err)
+	}
 	if c.records != nil {
-		in, closeInput, err = openPipe(c, &counted, c.jobs)
+		in, closeInput, err = openPipe(c, &counted, budget)
 	} else {
 		reader, closeInput, err = openReader(c, lim, &counted)
 		in = reader
@@ -91,11 +95,7 @@ func run(c *Config) outcome {
 	st := newStops()
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
-	pool, budget, err := newPool(c, env, books, st)
-	if err != nil {
-		books.Close(false)
-		return failed(err)
-	}
+	pool := newPool(c, budget, env, books, st)
 	if c.jobs > 0 && pool.Jobs < c.jobs && !c.Runner.DryRun {
 		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, budget.LimitedBy)
 	}
@@ -235,17 +235,17 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 	return reader, closeInput, nil
 }
 
-// newPool builds the runner stage, with -j fitted to the open-file and
-// process limits (the budget says which one lowered it, and how many
-// events may wait for the sink).
-func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.Pool, runner.Budget, error) {
-	b, err := runner.FitBudget(runner.BudgetRequest{
+// fitBudget fits -j to the open-file and process limits (the budget says
+// which one lowered it, and how many events may wait for the sink).
+func fitBudget(c *Config) (runner.Budget, error) {
+	return runner.FitBudget(runner.BudgetRequest{
 		Jobs: c.jobs, Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
 		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs),
 	})
-	if err != nil {
-		return nil, b, err
-	}
+}
+
+// newPool builds the runner stage, with -j as the budget fits it.
+func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *stops) *runner.Pool {
 	pool := &runner.Pool{
 		Jobs:       b.Jobs,
 		Template:   c.template,
@@ -268,7 +268,7 @@ func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.P
 		Skip:       books.Skip,
 		Kill:       st.kill,
 	}
-	return pool, b, nil
+	return pool
 }
 
 // eventBuffer is how many events may wait for the sink: about one a job.
