@@ -4,7 +4,7 @@ BIN     ?= bin/fan
 PREFIX  ?= /usr/local
 SHARED  ?= ../shared
 
-.PHONY: build test lint man bench install clean
+.PHONY: build test lint man bench install clean fuzz
 
 ## build: a static binary (CGO_ENABLED=0): no dynamic loader at start-up,
 ## which saves about 3 ms of every `fan` run; without the symbol table and
@@ -21,6 +21,18 @@ test:
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet ./...
+
+## fuzz: run every fuzz target in turn for FUZZTIME each (one at a time: the
+## fuzzer takes every core). A failing input lands in the package's
+## testdata/fuzz and is a test from then on: commit it with the fix.
+FUZZTIME ?= 60s
+fuzz:
+	@for pkg in ./cmd ./input ./output ./runner; do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "$$pkg $$t"; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 ## man: regenerate man/fan.1 from the command's flags
 man:

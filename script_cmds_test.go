@@ -44,6 +44,13 @@ import (
 //	                        itself, not a shell around it) holds open files
 //	                        in DIR that are all unlinked, and DIR has no
 //	                        entries: spool files leave nothing behind
+//	pidscgroup N            make a pids cgroup allowing N tasks, removed at
+//	                        the end, and set $CGROUP to its directory: a
+//	                        shell that writes its pid ($$) to
+//	                        $CGROUP/cgroup.procs runs in it, with what it
+//	                        starts (script_limits_test.go)
+//	tmpfs DIR SIZE          mount a tmpfs of SIZE (mount's size=) on DIR, a
+//	                        new directory, unmounted at the end
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	"status":  cmdStatus,
 	"start":   cmdStart,
@@ -54,6 +61,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"gone":    cmdGone,
 	"spooled": cmdSpooled,
 	"stopped": cmdStopped,
+
+	"pidscgroup": cmdPidsCgroup,
+	"tmpfs":      cmdTmpfs,
 }
 
 func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {

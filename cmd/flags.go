@@ -76,7 +76,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 	intVarP(f, &o.Runner.Retries, "retries", "", 0, "--retries: %d is negative (try --retries 3)", "run a failing job up to `N` times in all")
 	durationVar(f, &o.Runner.RetryDelay, "retry-delay", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
 	durationVar(f, &o.Runner.Delay, "delay", "start jobs at least `D` apart")
-	durationVar(f, &o.DrainTimeout, "drain-timeout", "after Ctrl-C, let running jobs finish for at most `D`, then stop them")
+	durationVar(f, &o.DrainTimeout, "drain-timeout", "after a signal, let running jobs finish for at most `D`, then stop them (default: 10s after SIGTERM, for ever after Ctrl-C or SIGHUP)")
 	haltVar(f, &o.Runner.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
 	addLimitFlags(f, o)
 }

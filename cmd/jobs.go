@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -93,7 +94,7 @@ func parseCount(s string) (Jobs, error) {
 	switch {
 	case strings.HasSuffix(s, "%"):
 		p, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-		if err != nil || p <= 0 {
+		if err != nil || !(p > 0) || math.IsInf(p, 1) { // NaN% would mean no limit
 			return bad()
 		}
 		j.Percent = p

@@ -63,7 +63,10 @@ jobs, ended the running ones and left quietly
 fan's own error: a usage error, or an input file, the joblog or the
 failures file could not be used (said in one line on stderr, before any
 job started); or, during the run, bad input further on, a failed write of
-fan's own output, or a full temporary directory (running jobs are stopped)
+fan's own output, or a full temporary directory (running jobs are
+stopped); or the joblog or the failures file could not be written (no new
+job starts, running ones finish, and what the file lacks is listed on
+stderr)
 .PP
 With \fB\-\-halt now,fail=1\fR, the status is the failing job's own; with
 \fB\-\-halt\fR \fIN\fR\fB%\fR, the percentage of jobs that failed; with
@@ -79,9 +82,14 @@ fan alone and fan decides.
 fan stops reading input and starts no new job; running jobs finish and
 their output is written.
 Every item that was read but not run goes to the \fB\-\-failures\fR file.
-One line on stderr says so.
+One line on stderr says so; it speaks of Ctrl\-C only when stderr is a
+terminal, and otherwise names the signal.
+A drain that SIGTERM began lasts 10 seconds at most, well within the grace
+period of a supervisor (systemd, Kubernetes, Slurm) that sends SIGKILL
+next; after SIGINT or SIGHUP it has no limit.
+\fB\-\-drain\-timeout\fR, when given, sets the limit for all three.
 .TP
-.B second signal, or \fB\-\-drain\-timeout\fR running out
+.B second signal, or the drain's time running out
 running jobs are terminated with the \fB\-\-termseq\fR sequence (sent to
 each job's whole process group) and counted as failed; fan exits 130.
 .TP
@@ -93,6 +101,9 @@ fan sends SIGTSTP to every running job's process group and stops itself;
 SIGCONT (\fBfg\fR, \fBbg\fR) continues the jobs with it.
 Time spent suspended does not count against \fB\-\-timeout\fR.
 .PP
+Any mix of SIGINT, SIGTERM and SIGHUP counts press by press, but a signal
+within 200 ms of the previous one is the same press:
+\fBtimeout\fR(1) sends SIGTERM to fan and then to its process group.
 The exit status is 130 whenever a signal cut the run short, even when the
 drain completed.
 With \fB\-\-joblog\fR, \fB\-\-resume\fR runs exactly what an interrupted
@@ -101,7 +112,14 @@ A closed stdout (SIGPIPE) ends the run quietly, with status 141; running
 jobs are stopped with the termseq.
 No process of any job survives fan, whichever way it ends, except when fan
 itself is killed with SIGKILL: then the kernel ends each job's main process,
-but not what a shell job started beneath it.
+but not what a shell job started beneath it (run fan in a cgroup of its
+own, as \fBsystemd\-run \-\-scope\fR or a container makes, to reach those
+too).
+What survives writes only into files of the dead run, never a later one's.
+The joblog, the failures file and \fB\-\-results\fR rows are written a
+whole record at a time, so after SIGKILL none holds a torn line, and
+\fB\-\-joblog\fR \fIJ\fR \fB\-\-resume\fR runs only the jobs that had not
+finished.
 .SH ENVIRONMENT
 .TP
 .B FAN_SEQ

@@ -105,9 +105,16 @@ func (c *Config) stdinMode() runner.StdinMode {
 }
 
 // openPipe builds pipe mode's input stage: stdin, or the -a file, cut
-// into blocks (--pipe); or the -a file's byte ranges (--pipepart).
-func openPipe(c *Config, counted *output.Intake, slots int) (intake, func(), error) {
+// into blocks (--pipe); or the -a file's byte ranges (--pipepart). The
+// budget is -j as the limits let it be: --round-robin and --tee start a
+// job per slot and feed them all at once, so they get as many as can run,
+// not as many as -j asked.
+func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(), error) {
 	p := &c.Input.Pipe
+	slots, limit := c.jobs, ""
+	if slots > b.Jobs || slots == 0 && p.Tee {
+		slots, limit = b.Jobs, b.LimitedBy
+	}
 	in, closeIn := c.Streams.In, func() {}
 	if len(c.Input.ArgFiles) == 1 && c.Input.ArgFiles[0] != "-" {
 		f, err := input.OpenFile(c.Input.ArgFiles[0])
@@ -121,7 +128,7 @@ func openPipe(c *Config, counted *output.Intake, slots int) (intake, func(), err
 	}
 	gate := input.NewGate(in)
 	if p.Tee {
-		return newTeeIntake(c, gate, counted, slots, closeIn)
+		return newTeeIntake(c, gate, counted, slots, limit, closeIn)
 	}
 	blocks, err := input.NewBlockSplitter(gate, p.Block, *c.records)
 	if err != nil {
@@ -144,17 +151,18 @@ type teeIntake struct {
 	items  *input.Reader
 	tee    *input.Tee
 	slots  int
+	limit  string // the system limit that lowered slots below -j, or ""
 	dryRun bool
 }
 
-func newTeeIntake(c *Config, in io.Reader, counted *output.Intake, slots int, closeIn func()) (intake, func(), error) {
+func newTeeIntake(c *Config, in io.Reader, counted *output.Intake, slots int, limit string, closeIn func()) (intake, func(), error) {
 	srcs, gates, closeSrcs, err := input.OpenSources(c.Input.Sources, c.delim, strings.NewReader(""))
 	if err != nil {
 		closeIn()
 		return nil, nil, &inputError{err}
 	}
 	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Count: &counted.Read, Bytes: &counted.Bytes}
-	t := &teeIntake{items: reader, tee: &input.Tee{In: in}, slots: slots, dryRun: c.Runner.DryRun}
+	t := &teeIntake{items: reader, tee: &input.Tee{In: in}, slots: slots, limit: limit, dryRun: c.Runner.DryRun}
 	return t, func() { closeSrcs(); closeIn() }, nil
 }
 
@@ -171,6 +179,9 @@ func (t *teeIntake) Run(ctx context.Context, out chan<- input.Item) error {
 	}
 	if err := <-errc; err != nil {
 		return err
+	}
+	if t.slots > 0 && len(items) > t.slots && t.limit != "" {
+		return usageErrorf("--tee runs all %d jobs at once, and only %d can run within %s (raise it)", len(items), t.slots, t.limit)
 	}
 	if t.slots > 0 && len(items) > t.slots {
 		return usageErrorf("--tee runs all %d jobs at once, and -j allows %d (give -j %d or more, or -j 0)", len(items), t.slots, len(items))

@@ -28,7 +28,11 @@ func report(c *Config, res outcome) int {
 	}
 	if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
 		palette := output.NewPalette(c.Output.Display.Color, stderr, c.Env.Get)
-		fmt.Fprintln(stderr, palette.Summary(s, c.Output.Failures))
+		failures := c.Output.Failures
+		if be := (*output.BookError)(nil); errors.As(res.err, &be) && be.Path == failures {
+			failures = "" // they are not there: stderr listed them
+		}
+		fmt.Fprintln(stderr, palette.Summary(s, failures))
 	}
 	return status
 }

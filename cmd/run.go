@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -69,8 +70,12 @@ func run(c *Config) outcome {
 	var reader *input.Reader // argument mode's
 	var closeInput func()
 	var err error
+	budget, err := fitBudget(c)
+	if err != nil {
+		return failed(err)
+	}
 	if c.records != nil {
-		in, closeInput, err = openPipe(c, &counted, c.jobs)
+		in, closeInput, err = openPipe(c, &counted, budget)
 	} else {
 		reader, closeInput, err = openReader(c, lim, &counted)
 		in = reader
@@ -90,11 +95,7 @@ func run(c *Config) outcome {
 	st := newStops()
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
-	pool, budget, err := newPool(c, env, books, st)
-	if err != nil {
-		books.Close(false)
-		return failed(err)
-	}
+	pool := newPool(c, budget, env, books, st)
 	if c.jobs > 0 && pool.Jobs < c.jobs && !c.Runner.DryRun {
 		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, budget.LimitedBy)
 	}
@@ -245,17 +246,17 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 	return reader, closeInput, nil
 }
 
-// newPool builds the runner stage, with -j fitted to the open-file and
-// process limits (the budget says which one lowered it, and how many
-// events may wait for the sink).
-func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.Pool, runner.Budget, error) {
-	b, err := runner.FitBudget(runner.BudgetRequest{
+// fitBudget fits -j to the open-file and process limits (the budget says
+// which one lowered it, and how many events may wait for the sink).
+func fitBudget(c *Config) (runner.Budget, error) {
+	return runner.FitBudget(runner.BudgetRequest{
 		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
 		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs),
 	})
-	if err != nil {
-		return nil, b, err
-	}
+}
+
+// newPool builds the runner stage, with -j as the budget fits it.
+func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *stops) *runner.Pool {
 	pool := &runner.Pool{
 		Jobs:       b.Jobs,
 		Template:   c.template,
@@ -278,7 +279,7 @@ func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.P
 		Skip:       books.Skip,
 		Kill:       st.kill,
 	}
-	return pool, b, nil
+	return pool
 }
 
 // eventBuffer is how many events may wait for the sink: about one a job.
@@ -301,6 +302,10 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		OnError: func(error) {
 			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},
+		// A book that cannot be written: start nothing more, as its
+		// records would only be listed on stderr, but let the running
+		// jobs finish and write their output.
+		OnBookError: func(error) { st.stopIntake() },
 	}
 	closeSpool := func() {}
 	if !o.Ungroup {
@@ -339,15 +344,23 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 	return sink, closeSpool, nil
 }
 
-// newDrain builds the signal state machine of the run.
+// newDrain builds the signal state machine of the run. --drain-timeout,
+// when given, applies whatever the signal; otherwise a drain SIGTERM began
+// lasts termDrain at most, and others for ever.
 func newDrain(c *Config, pool *runner.Pool, notify func(string), st *stops) *drain {
+	timeout, term := time.Duration(0), termDrain
+	if c.flagSet("drain-timeout") {
+		timeout, term = c.DrainTimeout, c.DrainTimeout
+	}
 	return &drain{
-		timeout:    c.DrainTimeout,
-		running:    pool.Running,
-		notify:     notify,
-		stopIntake: st.stopIntake,
-		terminate:  st.terminateJobs,
-		kill:       st.killJobs,
+		timeout:     timeout,
+		termTimeout: term,
+		terminal:    output.IsTerminal(c.Streams.Err),
+		running:     pool.Running,
+		notify:      notify,
+		stopIntake:  st.stopIntake,
+		terminate:   st.terminateJobs,
+		kill:        st.killJobs,
 	}
 }
 

@@ -2,11 +2,18 @@ package output
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
+
+// recordMost is the longest record (a pipe-mode block in the failures
+// file, a --results row) that is made in memory to be written to its file
+// in one write(2); a longer one is written in pieces. A record written in
+// one write is whole in the file even if fan is killed just after.
+const recordMost = 4 << 20
 
 // bookFile is a file fan keeps about a run: the joblog, the failures file
 // or its sidecar. It is opened before any job starts, so that a path fan
@@ -17,15 +24,17 @@ import (
 type bookFile struct {
 	f       *os.File
 	path    string
-	created bool // fan made the file
-	begun   bool // the file has been emptied for this run, or is appended to
-	special bool // not a regular file (/dev/stderr, a pipe): written as it is
+	what    string     // what the file is, for messages: "the joblog"
+	err     *BookError // the first write error: nothing more is written
+	created bool       // fan made the file
+	begun   bool       // the file has been emptied for this run, or is appended to
+	special bool       // not a regular file (/dev/stderr, a pipe): written as it is
 }
 
 // openBook opens path for a run's records; with appendTo (--resume) they go
 // after what is there, which is never replaced.
-func openBook(path string, appendTo bool) (*bookFile, error) {
-	b := &bookFile{path: path, begun: appendTo}
+func openBook(path, what string, appendTo bool) (*bookFile, error) {
+	b := &bookFile{path: path, what: what, begun: appendTo}
 	flags := os.O_WRONLY
 	if ownDescriptor(path) {
 		// /dev/stderr and the like: fan's own stream, which may be a
@@ -71,15 +80,43 @@ func (b *bookFile) size() int64 {
 }
 
 // Write implements io.Writer. The first write of a run empties the file.
+// After a write fails (a full disk), nothing more is written: every write
+// returns the first error, a *BookError, so that what the file lacks is a
+// tail, not holes.
 func (b *bookFile) Write(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
 	if !b.begun {
 		b.begun = true
 		if err := b.f.Truncate(0); err != nil {
-			return 0, err
+			return 0, b.failed(err)
 		}
 	}
-	return b.f.Write(p)
+	n, err := b.f.Write(p)
+	if err != nil {
+		return n, b.failed(err)
+	}
+	return n, nil
 }
+
+func (b *bookFile) failed(err error) error {
+	b.err = &BookError{What: b.what, Path: b.path, Err: bare(err)}
+	return b.err
+}
+
+// BookError is a write to one of the run's books (the joblog, the failures
+// file and its JSON lines, --results rows) that failed: fan's own error.
+type BookError struct {
+	What, Path string // what the file is, and where
+	Err        error
+}
+
+func (e *BookError) Error() string {
+	return fmt.Sprintf("cannot write %s %s: %v", e.What, e.Path, e.Err)
+}
+
+func (e *BookError) Unwrap() error { return e.Err }
 
 // Close closes the file. With keep (the run got under way), a file nothing
 // was written to is emptied: this run's record is empty. Without, it is

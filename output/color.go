@@ -55,6 +55,10 @@ func NewPalette(mode ColorMode, f *os.File, getenv func(string) string) Palette 
 	return Palette{on: isTerminal(f)}
 }
 
+// IsTerminal reports whether f is a terminal: where fan's messages may
+// speak of Ctrl-C.
+func IsTerminal(f *os.File) bool { return isTerminal(f) }
+
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
 	return f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))

@@ -1,10 +1,10 @@
 package output
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -23,14 +23,18 @@ const stderrTailLines = 10
 // `fan -a FILE` re-runs exactly those jobs (with the same -0/-d and
 // --colsep, and -n set to the records of a job: -n times the number of
 // input sources). Beside it, FILE.jsonl holds one JSON object per failed job for
-// tools.
+// tools. Each job's records, and each JSON line, go to their file in one
+// write(2), so that a crash of fan (even SIGKILL) does not leave a record
+// cut short, but one the kernel was writing; a pipe-mode block longer
+// than recordMost is written in pieces.
 type Failures struct {
 	delim  []byte
-	perJob int // records in a full job; a shorter (last) job is written last
-	f, js  *bookFile
-	w, jw  *bufio.Writer
+	perJob int       // records in a full job; a shorter (last) job is written last
+	f, js  *bookFile // js is nil when the failures go to a device
+	rec    bytes.Buffer
 	held   [][]string
-	headed bool // pipe mode: the input's header was written
+	headed bool     // pipe mode: the input's header was written
+	lost   []string // what the last Add could not write (Lost)
 }
 
 // failureRecord is one line of the sidecar.
@@ -60,39 +64,52 @@ func FailuresRecord(path string) string { return path + ".jsonl" }
 // replaced when the run begins to write them (see bookFile). perJob is the
 // number of records a full job takes.
 func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
-	f, err := openBook(path, false)
+	f, err := openBook(path, "the failures file", false)
 	if err != nil {
 		return nil, err
 	}
-	fl := &Failures{delim: delim, perJob: perJob, f: f, w: bufio.NewWriter(f), jw: bufio.NewWriter(io.Discard)}
+	fl := &Failures{delim: delim, perJob: perJob, f: f}
 	if f.special {
 		// Failures sent to a device or a pipe (/dev/stderr) have no
 		// record beside them: /dev/stderr.jsonl would be a stray file.
 		return fl, nil
 	}
-	if fl.js, err = openBook(FailuresRecord(path), false); err != nil {
+	if fl.js, err = openBook(FailuresRecord(path), "the failures file's JSON lines", false); err != nil {
 		f.Close(false)
 		return nil, err
 	}
-	fl.jw.Reset(fl.js)
 	return fl, nil
 }
 
 // Add records one item that did not succeed. A pipe-mode block is
-// written byte for byte, after the input's header once.
+// written byte for byte, after the input's header once. When it fails
+// (a *BookError), Lost tells what is missing.
 func (fl *Failures) Add(r *runner.Result) error {
 	block, piped := r.Item.Stdin.(input.Refeedable)
+	var err error
+	fl.rec.Reset()
+	fl.lost = nil
 	switch {
 	case piped:
 		if !fl.headed {
-			fl.w.Write(block.Head())
+			fl.rec.Write(block.Head())
 			fl.headed = true
 		}
-		block.WriteBody(fl.w)
-	case len(r.Item.Records) < fl.perJob:
+		var w io.Writer = &fl.rec
+		if block.Len() > recordMost {
+			err = fl.flush()
+			w = fl.f
+		}
+		if _, werr := block.WriteBody(w); err == nil {
+			err = werr
+		}
+	case len(r.Item.Records) < fl.perJob && fl.f.err == nil:
 		fl.held = append(fl.held, r.Item.Records) // only the last job can be short
 	default:
 		fl.writeRecords(r.Item.Records)
+	}
+	if ferr := fl.flush(); err == nil {
+		err = ferr
 	}
 	rec := failureRecord{
 		Seq: r.Item.Seq, Input: r.Item.Records, ExitStatus: r.Status, Signal: int(r.Signal),
@@ -110,28 +127,57 @@ func (fl *Failures) Add(r *runner.Result) error {
 	if r.Err != nil {
 		rec.Error = r.Err.Error()
 	}
+	if err != nil {
+		fl.lost = r.Item.Records
+		if piped {
+			fl.lost = []string{fmt.Sprintf("job %d's block of %d bytes at byte %d of the input", r.Item.Seq, rec.Bytes, *rec.Offset)}
+		}
+		return err
+	}
+	if fl.js == nil {
+		return nil
+	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	fl.jw.Write(append(b, '\n'))
-	return errors.Join(fl.w.Flush(), fl.jw.Flush())
+	if _, err = fl.js.Write(append(b, '\n')); err != nil {
+		fl.lost = []string{string(b)}
+	}
+	return err
 }
 
+// Lost is what the last Add could not write, when it failed: the item's
+// records (or where its block is in the input), or its JSON line.
+func (fl *Failures) Lost() []string { return fl.lost }
+
+// writeRecords adds the records of a job, each with the delimiter, to
+// those to be written.
 func (fl *Failures) writeRecords(recs []string) {
 	for _, rec := range recs {
-		fl.w.WriteString(rec)
-		fl.w.Write(fl.delim)
+		fl.rec.WriteString(rec)
+		fl.rec.Write(fl.delim)
 	}
+}
+
+// flush writes the records made so far, in one write.
+func (fl *Failures) flush() error {
+	if fl.rec.Len() == 0 {
+		return nil
+	}
+	_, err := fl.f.Write(fl.rec.Bytes())
+	fl.rec.Reset()
+	return err
 }
 
 // Close writes a held-back short job and closes both files; keep is as
 // for bookFile.Close.
 func (fl *Failures) Close(keep bool) error {
+	fl.rec.Reset()
 	for _, recs := range fl.held {
 		fl.writeRecords(recs)
 	}
-	err := errors.Join(fl.w.Flush(), fl.jw.Flush(), fl.f.Close(keep))
+	err := errors.Join(fl.flush(), fl.f.Close(keep))
 	if fl.js != nil {
 		err = errors.Join(err, fl.js.Close(keep))
 	}

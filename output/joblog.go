@@ -18,12 +18,14 @@ import (
 // joblogHeader is the first line of a joblog, as GNU parallel writes it.
 const joblogHeader = "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n"
 
-// Joblog writes one line per finished job in GNU parallel's --joblog format.
+// Joblog writes one line per finished job in GNU parallel's --joblog format,
+// each in one write(2), so that a crash of fan (even SIGKILL) leaves no line
+// cut short but the one the kernel was writing (see dropCutLine).
 type Joblog struct {
 	f        *bookFile
-	w        *bufio.Writer
-	header   bool // the header line is still to be written
-	onStdout bool // see JoblogTo
+	line     []byte // the line being made, kept for the next
+	header   bool   // the header line is still to be written
+	onStdout bool   // see JoblogTo
 }
 
 // OpenJoblog opens path for a joblog. With appendTo (--resume) the lines go
@@ -34,11 +36,11 @@ func OpenJoblog(path string, appendTo bool) (*Joblog, error) {
 			return nil, err
 		}
 	}
-	f, err := openBook(path, appendTo)
+	f, err := openBook(path, "the joblog", appendTo)
 	if err != nil {
 		return nil, err
 	}
-	return &Joblog{f: f, w: bufio.NewWriter(f), header: !appendTo || f.size() == 0}, nil
+	return &Joblog{f: f, header: !appendTo || f.size() == 0}, nil
 }
 
 // JoblogTo starts a joblog on an open file fan does not own, stdout for
@@ -49,11 +51,11 @@ func JoblogTo(f *os.File) (*Joblog, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bookFile{f: os.NewFile(uintptr(fd), f.Name()), path: f.Name(), special: true, begun: true}
-	j := &Joblog{f: b, w: bufio.NewWriter(b), onStdout: true}
+	b := &bookFile{f: os.NewFile(uintptr(fd), f.Name()), path: f.Name(), what: "the joblog", special: true, begun: true}
+	j := &Joblog{f: b, onStdout: true}
 	// The header first, before any job's output, as GNU parallel has it.
-	j.w.WriteString(joblogHeader)
-	return j, j.w.Flush()
+	_, err = io.WriteString(b, joblogHeader)
+	return j, err
 }
 
 // OnStdout reports whether the joblog is written to fan's stdout.
@@ -68,9 +70,10 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 		return nil
 	}
 	start := float64(r.Start.UnixNano()) / 1e9
+	j.line = j.line[:0]
 	if j.header {
 		j.header = false
-		j.w.WriteString(joblogHeader)
+		j.line = append(j.line, joblogHeader...)
 	}
 	cmd := strings.ReplaceAll(r.Command.String(), "\n", " ")
 	host := ":"
@@ -79,12 +82,16 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 	}
 	// Send is the bytes given to the job on its stdin (--pipe), as in GNU
 	// parallel; Receive the bytes it wrote on stdout.
-	_, err := fmt.Fprintf(j.w, "%d\t%s\t%.3f\t%10.3f\t%d\t%d\t%d\t%d\t%s\n",
+	j.line = fmt.Appendf(j.line, "%d\t%s\t%.3f\t%10.3f\t%d\t%d\t%d\t%d\t%s\n",
 		r.Item.Seq, host, start, r.Runtime.Seconds(), r.Sent, received, r.Status, loggedSignal(r), cmd)
-	if err == nil {
-		err = j.w.Flush() // a line per job, there even if fan is killed
-	}
+	// One write a line, at once: there even if fan is killed next.
+	_, err := j.f.Write(j.line)
 	return err
+}
+
+// Lost is the line the last Add could not write, when it failed.
+func (j *Joblog) Lost() string {
+	return strings.TrimSuffix(strings.TrimPrefix(string(j.line), joblogHeader), "\n")
 }
 
 // loggedSignal is the Signal field of a job's joblog line: the signal that
@@ -98,10 +105,11 @@ func loggedSignal(r *runner.Result) int {
 
 // Close flushes and closes the joblog; keep is as for bookFile.Close.
 func (j *Joblog) Close(keep bool) error {
+	var err error
 	if keep && j.header {
-		j.w.WriteString(joblogHeader) // a run without jobs: the header alone
+		_, err = io.WriteString(j.f, joblogHeader) // a run without jobs: the header alone
 	}
-	return errors.Join(j.w.Flush(), j.f.Close(keep))
+	return errors.Join(err, j.f.Close(keep))
 }
 
 // dropCutLine removes from the end of the file at path a last line that

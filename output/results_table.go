@@ -82,14 +82,14 @@ func OpenResultsTable(name string, stdout io.Writer) (*ResultsTable, error) {
 	sep, _ := tableSeparator(name)
 	t := &ResultsTable{sep: sep, header: sep != 0, buf: make([]byte, chunk)}
 	if ResultsTableOnStdout(name) {
-		t.w = bufio.NewWriterSize(stdout, chunk)
+		t.w = bufio.NewWriterSize(stdout, recordMost)
 		return t, nil
 	}
-	b, err := openBook(name, false)
+	b, err := openBook(name, "the results file", false)
 	if err != nil {
 		return nil, err
 	}
-	t.book, t.w = b, bufio.NewWriterSize(b, chunk)
+	t.book, t.w = b, bufio.NewWriterSize(b, recordMost)
 	return t, nil
 }
 
@@ -140,7 +140,9 @@ func (t *ResultsTable) Save(r *runner.Result, out, errf *os.File) error {
 	} else {
 		err = t.csvRow(append(append(fields, cmd), values...), outputs)
 	}
-	err = errors.Join(err, t.w.Flush()) // a row per job, there even if fan is killed
+	// A row per job, in one write when it fits the buffer (recordMost):
+	// there, and whole, even if fan is killed next.
+	err = errors.Join(err, t.w.Flush())
 	if err != nil && t.book != nil {
 		// Not fan's stdout: a pipe's reader gone is an error to report,
 		// not a reason to leave quietly.

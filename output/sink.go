@@ -62,19 +62,25 @@ type Sink struct {
 	// Failures, when set, gets every item that did not succeed.
 	Failures *Failures
 	// OnError is called once, from the sink's goroutine, at fan's own
-	// first failure: writing to stdout or stderr, or to the joblog, the
-	// failures file or --results fails. The sink goes on taking results:
-	// it counts them and books them in the joblog and the failures file,
-	// but writes no more output or messages.
+	// first failure: writing to stdout or stderr, or to --results fails.
+	// The sink goes on taking results: it counts them and books them in
+	// the joblog and the failures file, but writes no more output or
+	// messages.
 	OnError func(error)
+	// OnBookError is called once, from the sink's goroutine, when writing
+	// the joblog or the failures file first fails (a full disk). The sink
+	// goes on writing output, and lists on stderr each record it could
+	// not book, so that nothing is lost; Run returns the error at the end.
+	OnBookError func(error)
 	// Meter, when set, is a progress display sharing the terminal (see
 	// Meter); Color paints fan's own messages.
 	Meter Meter
 	Color Palette
 
-	stats Stats
-	err   error
-	next  int64 // with KeepOrder, the job whose result comes next
+	stats   Stats
+	err     error
+	bookErr error // the first write error on the joblog or failures file
+	next    int64 // with KeepOrder, the job whose result comes next
 	// retrying holds the jobs whose last attempt failed and that run
 	// again, for the status report.
 	retrying map[int64]bool
@@ -107,6 +113,9 @@ func (s *Sink) Run(stream *runner.Stream) (Stats, error) {
 			p.fired(s.poll())
 		case ev, ok := <-stream.Events:
 			if !ok {
+				if s.err == nil {
+					return s.stats, s.bookErr
+				}
 				return s.stats, s.err
 			}
 			s.handle(&ev)
@@ -337,13 +346,43 @@ func (s *Sink) book(r *runner.Result) {
 			s.meterHide(s.Stdout)
 		}
 		if err := s.Joblog.Add(r, size(r.Stdout)); err != nil {
-			s.fail(fmt.Errorf("writing the joblog: %w", err))
+			if s.Joblog.OnStdout() {
+				s.fail(fmt.Errorf("writing the joblog: %w", err))
+			} else {
+				s.unbooked(err, s.Joblog.Lost())
+			}
 		}
 	}
 	if s.Failures != nil && !r.OK() && !r.DryRun {
 		if err := s.Failures.Add(r); err != nil {
-			s.fail(fmt.Errorf("writing the failures file: %w", err))
+			s.unbooked(err, s.Failures.Lost()...)
 		}
+	} else if s.bookErr != nil && r.NotStarted {
+		// The joblog failed and stopped the run, and no failures file
+		// takes the items it left: --resume cannot tell them.
+		for _, rec := range r.Item.Records {
+			s.say("fan: not started: " + rec)
+		}
+	}
+}
+
+// unbooked lists on stderr what a book could not take: the first time,
+// with why, and the run then starts no new job (OnBookError).
+func (s *Sink) unbooked(err error, lost ...string) {
+	var be *BookError
+	if !errors.As(err, &be) {
+		s.fail(err)
+		return
+	}
+	if s.bookErr == nil {
+		s.bookErr = err
+		s.say(s.Color.Fail(fmt.Sprintf("fan: %v: starting no new jobs; what it lacks follows", err)))
+		if s.OnBookError != nil {
+			s.OnBookError(err)
+		}
+	}
+	for _, l := range lost {
+		s.say(fmt.Sprintf("fan: not in %s: %s", be.What, l))
 	}
 }
 

@@ -52,11 +52,11 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 	// files too: their descriptors are kept aside.
 	b.Buffered = min(req.Buffered, max(0, fdLimit-reserve)/8)
 	b.Jobs, b.Window = fitDescriptors(fdLimit, reserve+2*b.Buffered, req.Jobs, req.Window, req.PerJob, req.KeepOrder)
-	room, nproc, lowProcs := processRoom(b.Jobs, tasksPerJob)
+	room, limit, lowProcs := processRoom(b.Jobs, tasksPerJob)
 	if lowProcs {
 		b.FewThreads = true
 		if fitted := fitProcesses(b.Jobs, tasksPerJob, room); fitted < b.Jobs || b.Jobs == 0 {
-			b.Jobs, b.LimitedBy = fitted, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", nproc)
+			b.Jobs, b.LimitedBy = fitted, limit
 		}
 	}
 	return b, nil

@@ -2,7 +2,10 @@ package runner
 
 import (
 	"bufio"
+	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,12 +21,60 @@ const tasksPerJob = 2
 // process limit (the runtime's, and a few for system calls in flight).
 const threadReserve = 16
 
-// processRoom tells how many more tasks (processes and threads) the user
+// processRoom tells how many more tasks (processes and threads) fan may
+// start under the user's process limit (ulimit -u) and the task limit of
+// its cgroups (pids.max, which binds root too), whichever leaves less, and
+// names that limit. It is unlimited (ok false) when neither is low: see
+// userRoom and cgroupRoom. Once a limit is reached, fork and the runtime's
+// own thread creation fail with EAGAIN, and the runtime cannot survive
+// the latter: fan must not get there by itself.
+func processRoom(jobs, perJob int) (room int, limit string, ok bool) {
+	if r, n, low := userRoom(jobs, perJob); low {
+		room, limit, ok = r, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", n), true
+	}
+	if r, n, low := cgroupRoom(os.DirFS("/"), jobs, perJob); low && (!ok || r < room) {
+		room, limit, ok = r, fmt.Sprintf("the task limit of fan's cgroup (pids.max %d, with its other tasks)", n), true
+	}
+	return room, limit, ok
+}
+
+// cgroupRoom is how many more tasks fan's cgroup and its ancestors let
+// start (pids.max less pids.current, the least of them, less
+// threadReserve), over a file system holding /proc and /sys, and that
+// cgroup's limit. It is unlimited (ok false) without a limit, or when the
+// room is far above what jobs could need.
+func cgroupRoom(fsys fs.FS, jobs, perJob int) (room, limit int, ok bool) {
+	for _, dir := range cgroupDirs(fsys, "pids") {
+		most, err1 := readCount(fsys, path.Join(dir, "pids.max")) // "max" is none
+		now, err2 := readCount(fsys, path.Join(dir, "pids.current"))
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if r := most - now; !ok || r < room {
+			room, limit, ok = r, most, true
+		}
+	}
+	if !ok || jobs > 0 && room > perJob*jobs+256 {
+		return 0, 0, false
+	}
+	return room - threadReserve, limit, true
+}
+
+// readCount reads a file holding one number.
+func readCount(fsys fs.FS, name string) (int, error) {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+// userRoom tells how many more tasks (processes and threads) the user
 // may start under the process limit (ulimit -u), and the limit. It is
 // unlimited (ok false) for root, without a limit, or when the limit is far
 // above what jobs could need; only then does it count the user's tasks in
 // /proc. perJob is the tasks a job may hold at once.
-func processRoom(jobs, perJob int) (room, limit int, ok bool) {
+func userRoom(jobs, perJob int) (room, limit int, ok bool) {
 	var rl unix.Rlimit
 	if os.Geteuid() == 0 || unix.Getrlimit(unix.RLIMIT_NPROC, &rl) != nil || rl.Cur == unix.RLIM_INFINITY {
 		return 0, 0, false

@@ -80,3 +80,51 @@ func TestFitBudget(t *testing.T) {
 		t.Errorf("FitBudget(-j 0) = %+v, %v; want a job or more", b, err)
 	}
 }
+
+// The task limit of fan's cgroup (pids.max, v1 or v2, the tightest of its
+// ancestors) counts as a low process limit when it could not hold the
+// jobs: the room is what it leaves, less fan's reserve for its threads.
+func TestCgroupRoom(t *testing.T) {
+	v2 := "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+	v1 := "36 31 0:33 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n"
+	for _, c := range []struct {
+		name        string
+		files       map[string]string
+		jobs        int
+		room, limit int
+		low         bool
+	}{
+		{"no cgroup files", nil, 4, 0, 0, false},
+		{"v2, no limit", map[string]string{
+			"proc/self/mountinfo":            v2,
+			"proc/self/cgroup":               "0::/job\n",
+			"sys/fs/cgroup/job/pids.max":     "max\n",
+			"sys/fs/cgroup/job/pids.current": "12\n",
+		}, 4, 0, 0, false},
+		{"v2, an ancestor's limit leaves less", map[string]string{
+			"proc/self/mountinfo":               v2,
+			"proc/self/cgroup":                  "0::/ci/job\n",
+			"sys/fs/cgroup/ci/job/pids.max":     "1000\n",
+			"sys/fs/cgroup/ci/job/pids.current": "10\n",
+			"sys/fs/cgroup/ci/pids.max":         "100\n",
+			"sys/fs/cgroup/ci/pids.current":     "50\n",
+		}, 50, 50 - threadReserve, 100, true},
+		{"v1, far above what the jobs need", map[string]string{
+			"proc/self/mountinfo":                 v1,
+			"proc/self/cgroup":                    "8:pids:/box\n0::/\n",
+			"sys/fs/cgroup/pids/box/pids.max":     "10000\n",
+			"sys/fs/cgroup/pids/box/pids.current": "10\n",
+		}, 4, 0, 0, false},
+		{"v1, full", map[string]string{
+			"proc/self/mountinfo":                 v1,
+			"proc/self/cgroup":                    "8:pids:/box\n0::/\n",
+			"sys/fs/cgroup/pids/box/pids.max":     "40\n",
+			"sys/fs/cgroup/pids/box/pids.current": "40\n",
+		}, 4, -threadReserve, 40, true},
+	} {
+		room, limit, low := cgroupRoom(mapFS(c.files), c.jobs, tasksPerJob)
+		if room != c.room || limit != c.limit || low != c.low {
+			t.Errorf("%s: room %d, limit %d, low %v; want %d, %d, %v", c.name, room, limit, low, c.room, c.limit, c.low)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/fan-run/fan/input"
 )
@@ -109,4 +111,24 @@ func TestSpawnWaitsForProcesses(t *testing.T) {
 	if len(notes) != 1 || !strings.Contains(notes[0], "cannot start another process now") {
 		t.Fatalf("notices %q: want one saying fan waits", notes)
 	}
+}
+
+// When no process can be started for a long time and none of fan's own
+// jobs runs (so none can free one), the job fails at last, saying why;
+// not before forkRetryAlone.
+func TestSpawnGivesUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		startProcess = func(c *Command, env []string, stdio []uintptr) (*proc, error) { return nil, syscall.EAGAIN }
+		defer func() { startProcess = spawn }()
+		l := &Local{}
+		start := time.Now()
+		_, err := l.spawnWaiting(&Command{Path: "/bin/true"}, &Attempt{Seq: 7}, nil)
+		var se *StartError
+		if !errors.As(err, &se) || se.Status != 126 || !strings.Contains(se.Error(), "job 7: no process could be started for 1m0s") {
+			t.Fatalf("error %v: want job 7's StartError saying the task limit stayed full", err)
+		}
+		if waited := time.Since(start); waited < forkRetryAlone {
+			t.Errorf("gave up after %v, before %v", waited, forkRetryAlone)
+		}
+	})
 }

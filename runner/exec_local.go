@@ -128,11 +128,12 @@ func (l *Local) spawnIn(c *Command, a *Attempt, stdio []uintptr) (*proc, error) 
 
 // Waits for a process when the system has none to spare: the first, the
 // longest between two tries, and how long fan keeps trying while none of
-// its own jobs is running (one that ends would free a process).
+// its own jobs is running (one that ends would free a process; otherwise
+// only other programs ending can, which may take a while).
 const (
 	forkRetryFirst = 10 * time.Millisecond
 	forkRetryMax   = 500 * time.Millisecond
-	forkRetryAlone = 10 * time.Second
+	forkRetryAlone = time.Minute
 )
 
 // startProcess is spawn, replaced in tests that need it to fail.
@@ -152,15 +153,17 @@ func (l *Local) spawnWaiting(c *Command, a *Attempt, stdio []uintptr) (*proc, er
 	}
 	for errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
 		if l.Notify != nil && !l.forkWarned.Swap(true) {
-			l.Notify(fmt.Sprintf("fan: cannot start another process now (%v): waiting for running jobs to end (lower -j, or raise ulimit -u)", err))
+			l.Notify(fmt.Sprintf("fan: cannot start another process now (%v): waiting for running jobs to end (lower -j, or raise the task limit: ulimit -u, or the cgroup's pids.max)", err))
 		}
-		if l.running.Load() == 0 {
-			if alone += wait; alone > forkRetryAlone {
-				break
-			}
+		if alone >= forkRetryAlone {
+			return nil, &StartError{Name: "job " + strconv.FormatInt(a.Seq, 10), Status: 126,
+				Reason: fmt.Sprintf("no process could be started for %v (%v): the task limit (ulimit -u, or the cgroup's pids.max) stayed full", forkRetryAlone, err)}
 		}
 		if !Sleep(cancel, wait) {
 			break
+		}
+		if l.running.Load() == 0 {
+			alone += wait
 		}
 		wait = min(2*wait, forkRetryMax)
 		pr, err = startProcess(c, a.Env, stdio)
