@@ -27,6 +27,20 @@ func window(env Env) int {
 	return defaultWindow
 }
 
+// defaultHold is how many bytes of finished jobs' output may wait to be
+// written before fan starts no more jobs (without -k; see runner's hold).
+// FAN_OUTPUT_HOLD changes it (for tests).
+const defaultHold = 64 << 20
+
+// outputHold is FAN_OUTPUT_HOLD if it is a positive number of bytes, else
+// defaultHold.
+func outputHold(env Env) int64 {
+	if n, err := strconv.ParseInt(env.Get("FAN_OUTPUT_HOLD"), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return defaultHold
+}
+
 // stops are the three ways a run is cut short, each stronger than the last:
 // stop taking input (and starting jobs), terminate the running jobs with the
 // termseq, and kill them at once.
@@ -255,6 +269,7 @@ func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.P
 		TermSeq:    c.Runner.TermSeq,
 		KeepOrder:  c.Output.KeepOrder,
 		Window:     b.Window,
+		HoldOutput: outputHold(c.Env),
 		Announce:   c.Output.Verbose && !c.Runner.DryRun,
 		Live:       c.lineBuffer,
 		StdinAs:    c.stdinMode(),

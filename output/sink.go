@@ -79,6 +79,7 @@ type Sink struct {
 	// again, for the status report.
 	retrying map[int64]bool
 	live     map[int64]*liveJob
+	stream   *runner.Stream
 	buf      []byte
 	bufOut   *bufio.Writer
 }
@@ -90,6 +91,7 @@ type Sink struct {
 func (s *Sink) Run(stream *runner.Stream) (Stats, error) {
 	s.live = map[int64]*liveJob{}
 	s.retrying = map[int64]bool{}
+	s.stream = stream
 	s.next = 1
 	var p poller
 	defer s.meterDone()
@@ -196,6 +198,7 @@ func (s *Sink) emit(r *runner.Result) {
 			s.Spool.Put(f)
 		}
 	}
+	s.stream.Written(r) // its output no longer holds back new jobs
 }
 
 // show writes what one result has to show: its output (or command, for

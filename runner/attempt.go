@@ -55,7 +55,7 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		// A retry is a new start: a drain or a halt cancels it.
 		var ok bool
 		if Sleep(p.intake, wait) {
-			slot, ok = p.slots.Take(p.intake)
+			slot, ok = p.takeSlot(p.intake)
 		}
 		if !ok {
 			if lost && r.NotStarted {
@@ -80,6 +80,11 @@ func (p *Pool) finish(j *job, r *Result) {
 	p.checkHalt(r)
 	if p.Finished != nil {
 		p.Finished(r)
+	}
+	if p.stream.hold.limit > 0 {
+		p.stream.hold.add(r.held)
+	} else {
+		r.held = 0
 	}
 	p.deliver(ticketed{ticket: j.ticket, held: j.held, r: r})
 }
