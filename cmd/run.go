@@ -140,6 +140,10 @@ func run(c *Config) outcome {
 	if c.records != nil {
 		// Blocks, not items: a few per slot (memory), whatever -j.
 		queue = min(queue, 2*max(c.jobs, 1), maxBlockQueue)
+	} else if c.Runner.DryRun {
+		// Nothing runs: the stages hand items and results over in long
+		// runs rather than wake each other for each one.
+		queue = maxQueue
 	}
 	items := make(chan input.Item, queue)
 	stream := runner.NewStream(budget.Buffered)
@@ -254,7 +258,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.Pool, runner.Budget, error) {
 	b, err := runner.FitBudget(runner.BudgetRequest{
 		Jobs: c.jobs, Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
-		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs),
+		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs, c.Runner.DryRun),
 	})
 	if err != nil {
 		return nil, b, err
@@ -285,8 +289,14 @@ func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.P
 	return pool, b, nil
 }
 
-// eventBuffer is how many events may wait for the sink: about one a job.
-func eventBuffer(jobs int) int { return min(max(jobs, 16), maxQueue) }
+// eventBuffer is how many events may wait for the sink: about one a job,
+// or, in a dry run, where results come as fast as they are rendered, many.
+func eventBuffer(jobs int, dryRun bool) int {
+	if dryRun {
+		return maxQueue
+	}
+	return min(max(jobs, 16), maxQueue)
+}
 
 // newSink builds the output stage and the spool files it shares with the
 // pool. A write error of fan's own stops the run. The returned function

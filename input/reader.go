@@ -70,6 +70,9 @@ type Reader struct {
 	stop error // a drain stopped the tuples, after the short item it cut
 }
 
+// readAheadItems is how many items read may wait for Run to pass them on.
+const readAheadItems = 64
+
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
 // returns promptly when ctx ends even if a read is blocked: closing the
@@ -82,7 +85,7 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
 	stop := make(chan struct{})
 	defer close(stop)
-	items := readAhead(r.next, stop, nil)
+	items := readAhead(r.next, stop, nil, readAheadItems)
 	var held []Item // with Prefetch: everything read, until the end of input
 	defer func() {
 		for _, item := range held {
@@ -95,14 +98,18 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	// read; a read that was already blocked is given up on after a moment.
 	stopped := func() error {
 		if len(r.Gates) == 0 {
-			// Nothing keeps the sources from reading on: take only an item
-			// that is ready now.
-			select {
-			case n := <-items:
-				if n.err == nil {
-					held = append(held, n.v)
+			// Nothing keeps the sources from reading on: take only the
+			// items that are ready now.
+			for ready := true; ready; {
+				select {
+				case n := <-items:
+					if n.err == nil {
+						held = append(held, n.v)
+					}
+					ready = n.err == nil
+				default:
+					ready = false
 				}
-			default:
 			}
 			held = append(held, r.takeFromPacker()...)
 			return ctx.Err()
@@ -117,9 +124,13 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	for {
 		var n read[Item]
 		select {
-		case n = <-items:
-		case <-ctx.Done():
-			return stopped()
+		case n = <-items: // the common case, an item ready: no select of two
+		default:
+			select {
+			case n = <-items:
+			case <-ctx.Done():
+				return stopped()
+			}
 		}
 		if n.err == io.EOF {
 			return nil
@@ -130,6 +141,13 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		if r.Prefetch {
 			held = append(held, n.v)
 			continue
+		}
+		if ctx.Err() == nil {
+			select {
+			case out <- n.v: // the common case, room in out
+				continue
+			default:
+			}
 		}
 		select {
 		case out <- n.v:

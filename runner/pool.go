@@ -153,15 +153,12 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for ticket := int64(0); ; ticket++ {
-		var item input.Item
-		select {
-		case it, ok := <-items:
-			if !ok {
-				return nil
-			}
-			item = it
-		case <-intake.Done():
+		item, ok, stopped := next(intake, items)
+		if stopped {
 			p.notStartedRest(ticket, items)
+			return nil
+		}
+		if !ok {
 			return nil
 		}
 		if p.Skip != nil && p.Skip(item.Seq) {
@@ -199,6 +196,24 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			defer wg.Done()
 			p.attempts(jobCtx, j, slot, at, announced)
 		}()
+	}
+}
+
+// next takes the next item, or reports that items is closed (ok false) or
+// that intake ended first (stopped).
+func next(intake context.Context, items <-chan input.Item) (item input.Item, ok, stopped bool) {
+	if intake.Err() == nil {
+		select {
+		case item, ok = <-items: // the common case, an item waiting: no select of two
+			return item, ok, false
+		default:
+		}
+	}
+	select {
+	case item, ok = <-items:
+		return item, ok, false
+	case <-intake.Done():
+		return input.Item{}, false, true
 	}
 }
 

@@ -93,6 +93,9 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 		var changed <-chan struct{}
 		if len(s.Gates) > 0 && !s.gatesOpen() {
 			wait = gatePoll // the gates are asked outside the lock: they read files
+			s.mu.Lock()
+			s.waiting++
+			s.mu.Unlock()
 		} else {
 			slot, ok, ch := s.take()
 			if ok {
@@ -109,9 +112,6 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 			}
 			tick = poll.C
 		}
-		s.mu.Lock()
-		s.waiting++
-		s.mu.Unlock()
 		select {
 		case <-changed:
 		case <-tick:
@@ -127,11 +127,13 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 }
 
 // take takes the lowest free slot if the limit leaves one; if it does not,
-// changed is closed when one may have come free since.
+// it counts the caller as waiting (it must uncount itself), and changed is
+// closed when a slot may have come free since.
 func (s *FixedSlots) take() (slot Slot, ok bool, changed <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.limit > 0 && s.busy >= s.limit {
+		s.waiting++ // under the same lock, so that no wake passes it by
 		return Slot{}, false, s.changed
 	}
 	s.busy++
@@ -192,8 +194,13 @@ func (s *FixedSlots) Running() int {
 	return s.busy
 }
 
-// wake lets every waiting Take look again; s.mu is held.
+// wake lets every waiting Take look again; s.mu is held. With none
+// waiting there is nothing to do: a Take counts itself as waiting, under
+// s.mu, before it waits on s.changed.
 func (s *FixedSlots) wake() {
+	if s.waiting == 0 {
+		return
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
