@@ -216,7 +216,7 @@ w3hold() {
 			if [ "$(echo "$out" | head -1)" = "$want" ]; then peak="${peak}MiB ok(bytes)"; else peak="${peak}MiB FAIL(bytes)"; fi
 			if [ $tool = fan ]; then a=$peak; else b=$peak; fi
 		done
-		row "W3hold-$mode" "seq 8 | fan -j2 $keep $job $W3_BYTES | (sleep 3; wc -c)" "${a% *}" \
+		row "W3hold-$mode" "seq 8 | fan -j2 $keep sh $job $W3_BYTES | (sleep 3; wc -c)" "${a% *}" \
 			"${b:+same with parallel --will-cite -j2 $keep}" "${b% *}" "-" "peak spool: fan ${a#* }, parallel ${b#* }"
 	done
 	rm -rf "$tmp"
