@@ -40,10 +40,11 @@ import (
 //	                        (or, with WORD, every process of the script that
 //	                        has WORD as one of its arguments) is stopped
 //	                        (state T); with !, until it is running again
-//	spooled DIR             the last background command (which must be fan
+//	spooled [-max N] DIR    the last background command (which must be fan
 //	                        itself, not a shell around it) holds open files
 //	                        in DIR that are all unlinked, and DIR has no
-//	                        entries: spool files leave nothing behind
+//	                        entries: spool files leave nothing behind; with
+//	                        -max, those files hold N bytes at most in all
 //	pidscgroup N            make a pids cgroup allowing N tasks, removed at
 //	                        the end, and set $CGROUP to its directory: a
 //	                        shell that writes its pid ($$) to
@@ -315,8 +316,14 @@ func hasField(b []byte, s string) bool {
 }
 
 func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
+	limit := int64(-1)
+	if len(args) == 3 && args[0] == "-max" {
+		n, err := strconv.ParseInt(args[1], 10, 64)
+		ts.Check(err)
+		limit, args = n, args[2:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: spooled DIR")
+		ts.Fatalf("usage: spooled [-max N] DIR")
 	}
 	bg := ts.BackgroundCmds()
 	if len(bg) == 0 {
@@ -326,7 +333,7 @@ func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
 	fdDir := "/proc/" + strconv.Itoa(bg[len(bg)-1].Process.Pid) + "/fd"
 	fds, err := os.ReadDir(fdDir)
 	ts.Check(err)
-	held := 0
+	held, bytes := 0, int64(0)
 	for _, fd := range fds {
 		target, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
 		if err != nil || !strings.HasPrefix(target, dir+"/") {
@@ -336,6 +343,9 @@ func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("fan holds %s, which is not unlinked", target)
 		}
 		held++
+		if st, err := os.Stat(filepath.Join(fdDir, fd.Name())); err == nil {
+			bytes += st.Size()
+		}
 	}
 	if held == 0 {
 		ts.Fatalf("fan holds no file in %s", args[0])
@@ -345,5 +355,8 @@ func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
 	if len(entries) > 0 {
 		ts.Fatalf("%s holds %s", args[0], entries[0].Name())
 	}
-	ts.Logf("fan holds %d unlinked files in %s", held, args[0])
+	ts.Logf("fan holds %d unlinked files in %s, %d bytes in all", held, args[0], bytes)
+	if limit >= 0 && bytes > limit {
+		ts.Fatalf("fan holds %d bytes in %s, more than %d", bytes, args[0], limit)
+	}
 }

@@ -15,12 +15,23 @@
 #   W4yes    yes 1 | fan -j2 sleep (each job: sleep 1) for 5 s: fan's peak RSS
 #   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads;
 #            and vs the floor, a C program starting the 1000 at once (spawnall.c)
-#   W5       fan --version vs /bin/true (the floor) and xargs --version
+#   W5       fan --version vs /bin/true (the floor), xargs --version and an
+#            empty static Go binary linking cobra, progressbar/v3, go-isatty
+#            and x/term (bench/emptygo); echo x | fan echo vs xargs echo
+#   W1go     fan -n0 /bin/true vs Go's os/exec loop (shared golimit), paired
+#   W3hold   peak spool bytes of 8 x W3_BYTES at -j2 into a reader stalled
+#            for 3 s, every W3 mode, fan and GNU parallel
+#   scale    1,000,000 items: fan --dry-run (vs sed printing the same
+#            lines) and fan -X true (vs xargs true), with peak RSS
 #   AUTOsleep AUTOcpu AUTOmem  -j auto against fixed -j (see auto.sh)
+#
+# Ratio columns: the median A/B wall ratio of the pairs (min-max), then
+# the median A/B ratio of CPU time (user+sys of all processes).
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
-#   EXTRA ("W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5 AUTOsleep AUTOcpu AUTOmem")
+#   EXTRA ("W1s W1lim W1go owncpu W3cat W3hold W3k3 W4yes J1000 W5 scale
+#          AUTOsleep AUTOcpu AUTOmem")
 #   RESULTS (a directory); auto.sh's AUTO_* knobs
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -31,7 +42,7 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
-EXTRA="${EXTRA:-W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5 AUTOsleep AUTOcpu AUTOmem}"
+EXTRA="${EXTRA:-W1s W1lim W1go owncpu W3cat W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -49,12 +60,24 @@ pair() {
 	local am bm r
 	am=$(awk '$1=="A"&&$2=="wall"{print $5}' "$raw")
 	bm=$(awk '$1=="B"&&$2=="wall"{print $5}' "$raw")
-	r=$(awk '$1=="A/B"&&$2=="wall"{print $4}' "$raw")
+	# the wall ratio's median (min-max), and the CPU ratio (user+sys of
+	# everything each side waited for), fairer on a loaded machine
+	r=$(awk '$1=="A/B"&&$2=="wall"{w=sprintf("%s (%s-%s)", $4, $3, $5)} $1=="A/B"&&$2=="cpu"{c=$4} END{print w "; cpu " c}' "$raw")
 	row "$name" "$a" "${am}s" "$b" "${bm}s" "$r" "$check"
 }
 
 # shellcheck source=auto.sh
 . "$HERE/auto.sh"
+
+# pairpeak: as pair, with the peak RSS of each side (MiB, the largest
+# process) added to the check
+pairpeak() {
+	pair "$@"
+	local raw="$RESULTS/extra-$1.txt" ap bp
+	ap=$(awk '$1=="A"&&$2=="peak"{print $5}' "$raw")
+	bp=$(awk '$1=="B"&&$2=="peak"{print $5}' "$raw")
+	sed -i '$ s/$/; peak MiB A '"$ap"' B '"$bp"'/' "$OUT"
+}
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
@@ -70,6 +93,16 @@ spawnlimit() {
 	[ -x "$RESULTS/spawnlimit" ] ||
 		gcc -O2 -pthread -o "$RESULTS/spawnlimit" "$SHARED_BENCH/limit/spawnlimit.c" 2>/dev/null || return
 	echo "$RESULTS/spawnlimit"
+}
+
+# W1go: fan against Go's own os/exec ceiling (the shared golimit loop,
+# capturing output through pipes) on equal work, paired directly
+w1go() {
+	local g="$RESULTS/golimit" j
+	(cd "$SHARED_BENCH/limit/golimit" && CGO_ENABLED=0 go build -o "$g" main.go) 2>/dev/null || { log "W1go: cannot build golimit"; return; }
+	for j in 2 8; do
+		pair "W1go-j$j" "$RUNS" "-" "seq $N | $FAN -j$j -n0 /bin/true" "$g -n $N -k $j -mode pipe"
+	done
 }
 
 w1lim() {
@@ -152,11 +185,60 @@ w5() {
 	# B is the floor: starting any program at all on this machine
 	pair "W5-version" "$RUNS_SHORT" "-" "$FAN --version" "/bin/true"
 	pair "W5-version-xargs" "$RUNS_SHORT" "-" "$FAN --version" "xargs --version"
+	# the Go floor: a static Go program linking what fan's design requires
+	# (bench/emptygo), built as make build builds fan
+	local e="$RESULTS/emptygo"
+	if (cd "$HERE/emptygo" && CGO_ENABLED=0 go build -ldflags="-s -w" -o "$e" .) 2>/dev/null; then
+		pair "W5-version-emptygo" "$RUNS_SHORT" "-" "$FAN --version" "$e"
+	else
+		log "W5-version-emptygo: cannot build bench/emptygo"
+	fi
+	pair "W5-onejob" "$RUNS_SHORT" "$(echo x | "$FAN" echo)" "echo x | $FAN echo" "echo x | xargs echo"
+}
+
+# the output hold: 8 x W3_BYTES at -j2 into a reader that takes nothing for
+# 3 s, in every W3 mode; the peak bytes of spool files the runner holds
+# (sample.py), for fan and GNU parallel
+w3hold() {
+	local tmp="$RESULTS/w3hold-tmp" mode job keep tool cmd out want peak
+	mkdir -p "$tmp"
+	want=$((8 * W3_BYTES + $(seq 8 | sed 's/^/job /' | wc -c)))
+	for mode in u k ul kl; do
+		case $mode in
+		u) job=out.sh keep= ;; k) job=slowfirst.sh keep=-k ;;
+		ul) job=outlines.sh keep= ;; kl) job=slowfirstlines.sh keep=-k ;;
+		esac
+		local a="" b=""
+		for tool in fan parallel; do
+			case $tool in
+			fan) cmd="$FAN -j2 $keep" ;;
+			parallel) command -v parallel >/dev/null || continue; cmd="parallel --will-cite -j2 $keep" ;;
+			esac
+			log "W3hold-$mode: $tool"
+			out=$(TMPDIR="$tmp" python3 "$SHARED_BENCH/sample.py" --tmpdir "$tmp" -- \
+				"seq 8 | TMPDIR=$tmp $cmd sh $SHARED_BENCH/jobs/$job $W3_BYTES | (sleep 3; wc -c)")
+			peak=$(echo "$out" | awk -F= '$1=="max_tmp_bytes"{printf "%d", $2/1048576}')
+			if [ "$(echo "$out" | head -1)" = "$want" ]; then peak="${peak}MiB ok(bytes)"; else peak="${peak}MiB FAIL(bytes)"; fi
+			if [ $tool = fan ]; then a=$peak; else b=$peak; fi
+		done
+		row "W3hold-$mode" "seq 8 | fan -j2 $keep sh $job $W3_BYTES | (sleep 3; wc -c)" "${a% *}" \
+			"${b:+same with parallel --will-cite -j2 $keep}" "${b% *}" "-" "peak spool: fan ${a#* }, parallel ${b#* }"
+	done
+	rm -rf "$tmp"
+}
+
+# scale: a million items through a dry run and through -X
+scale() {
+	local m="$RESULTS/1m"
+	seq 1000000 >"$m"
+	pairpeak "DRY1M" "$RUNS" "-" "$FAN --dry-run echo < $m > /dev/null" "sed \"s/^/echo /\" < $m > /dev/null"
+	pairpeak "X1M" "$RUNS" "-" "$FAN -X true < $m" "xargs true < $m"
 }
 
 for e in $EXTRA; do
 	case "$e" in
 	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
+	W1go) w1go ;; W3hold) w3hold ;; scale) scale ;;
 	AUTOsleep) auto_sleep ;; AUTOcpu) auto_cpu ;; AUTOmem) auto_mem ;;
 	*) log "unknown workload $e" ;;
 	esac

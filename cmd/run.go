@@ -28,6 +28,20 @@ func window(env Env) int {
 	return defaultWindow
 }
 
+// defaultHold is how many bytes of finished jobs' output may wait to be
+// written before fan starts no more jobs (without -k; see runner's hold).
+// FAN_OUTPUT_HOLD changes it (for tests).
+const defaultHold = 64 << 20
+
+// outputHold is FAN_OUTPUT_HOLD if it is a positive number of bytes, else
+// defaultHold.
+func outputHold(env Env) int64 {
+	if n, err := strconv.ParseInt(env.Get("FAN_OUTPUT_HOLD"), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return defaultHold
+}
+
 // stops are the three ways a run is cut short, each stronger than the last:
 // stop taking input (and starting jobs), terminate the running jobs with the
 // termseq, and kill them at once.
@@ -127,6 +141,10 @@ func run(c *Config) outcome {
 	if c.records != nil {
 		// Blocks, not items: a few per slot (memory), whatever -j.
 		queue = min(queue, 2*max(c.jobs, 1), maxBlockQueue)
+	} else if c.Runner.DryRun {
+		// Nothing runs: the stages hand items and results over in long
+		// runs rather than wake each other for each one.
+		queue = maxQueue
 	}
 	items := make(chan input.Item, queue)
 	stream := runner.NewStream(budget.Buffered)
@@ -251,7 +269,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 func fitBudget(c *Config) (runner.Budget, error) {
 	return runner.FitBudget(runner.BudgetRequest{
 		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
-		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs),
+		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs, c.Runner.DryRun),
 	})
 }
 
@@ -267,6 +285,7 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 		TermSeq:    c.Runner.TermSeq,
 		KeepOrder:  c.Output.KeepOrder,
 		Window:     b.Window,
+		HoldOutput: outputHold(c.Env),
 		Announce:   c.Output.Verbose && !c.Runner.DryRun,
 		Live:       c.lineBuffer,
 		StdinAs:    c.stdinMode(),
@@ -282,8 +301,14 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 	return pool
 }
 
-// eventBuffer is how many events may wait for the sink: about one a job.
-func eventBuffer(jobs int) int { return min(max(jobs, 16), maxQueue) }
+// eventBuffer is how many events may wait for the sink: about one a job,
+// or, in a dry run, where results come as fast as they are rendered, many.
+func eventBuffer(jobs int, dryRun bool) int {
+	if dryRun {
+		return maxQueue
+	}
+	return min(max(jobs, 16), maxQueue)
+}
 
 // newSink builds the output stage and the spool files it shares with the
 // pool. A write error of fan's own stops the run. The returned function

@@ -263,8 +263,10 @@ func (p *Packer) flush() {
 		return
 	}
 	p.ready = append(p.ready, p.pending)
-	p.pending, p.size, p.hard = nil, 0, 0
-	p.lastStarts, p.starts = p.starts, nil
+	// The next item is likely the size of this one: room for it at once
+	// spares the copies of growing it a million items long (-X).
+	p.pending, p.size, p.hard = make([]string, 0, len(p.pending)), 0, 0
+	p.lastStarts, p.starts = p.starts, make([]int, 0, len(p.starts))
 }
 
 // recordLines turns a Reader's tuples into packer lines: each tuple is one

@@ -31,7 +31,7 @@ func (p *PipeReader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
 	stop := make(chan struct{})
 	defer close(stop)
-	blocks := readAhead(p.Blocks.Next, stop, (*Block).Release)
+	blocks := readAhead(p.Blocks.Next, stop, (*Block).Release, 0) // blocks are large: none waits
 	send := func(b *Block) {
 		if p.Count != nil {
 			p.Count.Add(1)

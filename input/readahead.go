@@ -10,10 +10,12 @@ type read[T any] struct {
 
 // readAhead calls next in a goroutine of its own, so that the caller can
 // wait for a value and for a drain at once, and hands each result over on
-// the returned channel, up to and including the first error. Once stop
-// closes, it ends; a value read meanwhile goes to drop, when set.
-func readAhead[T any](next func() (T, error), stop <-chan struct{}, drop func(T)) <-chan read[T] {
-	ch := make(chan read[T])
+// the returned channel, up to and including the first error; up to buffer
+// of them wait there, so that the goroutines need not wake each other for
+// every value. Once stop closes, it ends; a value read meanwhile goes to
+// drop, when set.
+func readAhead[T any](next func() (T, error), stop <-chan struct{}, drop func(T), buffer int) <-chan read[T] {
+	ch := make(chan read[T], buffer)
 	go func() {
 		for {
 			v, err := next()

@@ -73,6 +73,9 @@ type Reader struct {
 	stop error // a drain stopped the tuples, after the short item it cut
 }
 
+// readAheadItems is how many items read may wait for Run to pass them on.
+const readAheadItems = 64
+
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
 // returns promptly when ctx ends even if a read is blocked: closing the
@@ -85,7 +88,7 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
 	stop := make(chan struct{})
 	defer close(stop)
-	items := readAhead(r.next, stop, nil)
+	items := readAhead(r.next, stop, nil, readAheadItems)
 	var held []Item // with Prefetch: everything read, until the end of input
 	defer func() {
 		for _, item := range held {
@@ -98,14 +101,18 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	// read; a read that was already blocked is given up on after a moment.
 	stopped := func() error {
 		if len(r.Gates) == 0 {
-			// Nothing keeps the sources from reading on: take only an item
-			// that is ready now.
-			select {
-			case n := <-items:
-				if n.err == nil {
-					held = append(held, n.v)
+			// Nothing keeps the sources from reading on: take only the
+			// items that are ready now.
+			for ready := true; ready; {
+				select {
+				case n := <-items:
+					if n.err == nil {
+						held = append(held, n.v)
+					}
+					ready = n.err == nil
+				default:
+					ready = false
 				}
-			default:
 			}
 			held = append(held, r.takeFromPacker()...)
 			return ctx.Err()
@@ -120,9 +127,13 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	for {
 		var n read[Item]
 		select {
-		case n = <-items:
-		case <-ctx.Done():
-			return stopped()
+		case n = <-items: // the common case, an item ready: no select of two
+		default:
+			select {
+			case n = <-items:
+			case <-ctx.Done():
+				return stopped()
+			}
 		}
 		if n.err == io.EOF {
 			return nil
@@ -133,6 +144,13 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		if r.Prefetch {
 			held = append(held, n.v)
 			continue
+		}
+		if ctx.Err() == nil {
+			select {
+			case out <- n.v: // the common case, room in out
+				continue
+			default:
+			}
 		}
 		select {
 		case out <- n.v:
@@ -145,8 +163,12 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 
 // stopWait is how long, after ctx ends, Run waits for the next item the
 // sources can give without reading: they give buffered items at once, so
-// only a read that was already blocked takes longer.
-const stopWait = 100 * time.Millisecond
+// only a read that was already blocked takes longer (and a closed Gate
+// wakes a read waiting on a pipe or terminal). It is generous because
+// giving up early loses items that were read: on a loaded machine the
+// goroutine yielding them was seen to pause over 100 ms, which dropped
+// the 9,000 items left in a 64 KiB buffer.
+const stopWait = time.Second
 
 // Shard is one of Count shards of an input: the shard numbered Index
 // (0-based) takes its items Index, Index+Count, Index+2*Count ...

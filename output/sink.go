@@ -85,8 +85,13 @@ type Sink struct {
 	// again, for the status report.
 	retrying map[int64]bool
 	live     map[int64]*liveJob
-	buf      []byte
-	bufOut   *bufio.Writer
+	stream   *runner.Stream
+	// pend holds dry-run lines not yet written to Stdout: they are written
+	// in batches, when no event is waiting or before anything else is
+	// written, not with one write(2) each.
+	pend   []byte
+	buf    []byte
+	bufOut *bufio.Writer
 }
 
 // Run writes what the events of stream say until its Events channel is
@@ -96,29 +101,50 @@ type Sink struct {
 func (s *Sink) Run(stream *runner.Stream) (Stats, error) {
 	s.live = map[int64]*liveJob{}
 	s.retrying = map[int64]bool{}
+	s.stream = stream
 	s.next = 1
 	var p poller
 	defer s.meterDone()
 	for {
-		var tick <-chan time.Time
-		if len(s.live) > 0 {
-			tick = p.arm()
-		}
-		select {
-		case <-s.meterTick():
-			s.meterUpdate()
-		case ev := <-stream.Urgent:
-			s.handle(&ev)
-		case <-tick:
-			p.fired(s.poll())
-		case ev, ok := <-stream.Events:
-			if !ok {
-				if s.err == nil {
-					return s.stats, s.bookErr
-				}
-				return s.stats, s.err
+		var ev runner.Event
+		ok, got := true, false
+		if len(stream.Urgent) == 0 && len(s.live) == 0 {
+			// The common case, a result waiting and nothing else to do:
+			// take it without a select of four.
+			select {
+			case ev, ok = <-stream.Events:
+				got = true
+			default:
 			}
-			s.handle(&ev)
+		}
+		if !got {
+			var tick <-chan time.Time
+			if len(s.live) > 0 {
+				tick = p.arm()
+			}
+			select {
+			case <-s.meterTick():
+				s.meterUpdate()
+				continue
+			case ev := <-stream.Urgent:
+				s.handle(&ev)
+				continue
+			case <-tick:
+				p.fired(s.poll())
+				continue
+			case ev, ok = <-stream.Events:
+			}
+		}
+		if !ok {
+			s.flushPending()
+			if s.err == nil {
+				return s.stats, s.bookErr
+			}
+			return s.stats, s.err
+		}
+		s.handle(&ev)
+		if len(stream.Events) == 0 {
+			s.flushPending() // nothing more waits: write the batch
 		}
 	}
 }
@@ -205,6 +231,7 @@ func (s *Sink) emit(r *runner.Result) {
 			s.Spool.Put(f)
 		}
 	}
+	s.stream.Written(r) // its output no longer holds back new jobs
 }
 
 // show writes what one result has to show: its output (or command, for
@@ -213,15 +240,14 @@ func (s *Sink) show(r *runner.Result) {
 	if s.Ungrouped && s.err == nil && readerGone(s.Stdout) {
 		s.fail(fmt.Errorf("cannot write to stdout: %w", syscall.EPIPE))
 	}
-	if r.DryRun {
-		line := r.Command.String() + "\n"
+	if r.DryRun && s.err == nil {
 		if s.Tag != nil {
-			line = s.Tag(r) + "\t" + line // as GNU parallel tags a dry run
+			s.pend = append(append(s.pend, s.Tag(r)...), '\t') // as GNU parallel tags a dry run
 		}
-		s.write(s.Stdout, func(w io.Writer) error {
-			_, err := io.WriteString(w, line)
-			return err
-		})
+		s.pend = append(append(s.pend, r.Command.String()...), '\n')
+		if len(s.pend) >= chunk {
+			s.flushPending()
+		}
 	}
 	l := s.live[r.Item.Seq]
 	delete(s.live, r.Item.Seq)
@@ -269,6 +295,7 @@ func (s *Sink) save(r *runner.Result, out, errf *os.File) {
 	t, rows := s.Results.(*ResultsTable)
 	onStdout := rows && t.OnStdout()
 	if onStdout {
+		s.flushPending()
 		s.meterHide(s.Stdout)
 	}
 	err := s.Results.Save(r, out, errf)
@@ -343,6 +370,7 @@ func (s *Sink) buffered(w io.Writer) *bufio.Writer {
 func (s *Sink) book(r *runner.Result) {
 	if s.Joblog != nil {
 		if s.Joblog.OnStdout() {
+			s.flushPending()
 			s.meterHide(s.Stdout)
 		}
 		if err := s.Joblog.Add(r, size(r.Stdout)); err != nil {
@@ -397,6 +425,20 @@ func size(f *os.File) int64 {
 	return st.Size()
 }
 
+// flushPending writes the dry-run lines that wait in pend.
+func (s *Sink) flushPending() {
+	if len(s.pend) == 0 {
+		return
+	}
+	p := s.pend
+	s.pend = s.pend[:0:0] // writeEnding flushes pend first: it must find it empty
+	s.write(s.Stdout, func(w io.Writer) error {
+		_, err := w.Write(p)
+		return err
+	})
+	s.pend = p[:0]
+}
+
 // write runs fn, which writes to dst, unless an earlier write failed, and
 // reports the first failure. Every write to fan's stdout and stderr goes
 // through here.
@@ -411,6 +453,7 @@ func (s *Sink) writeEnding(dst *os.File, fn func(io.Writer) (bool, error)) {
 	if s.err != nil {
 		return
 	}
+	s.flushPending() // what came before is written before
 	s.meterHide(dst)
 	endsLine, err := fn(dst)
 	if s.Meter != nil {

@@ -41,12 +41,12 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 			// Before the slot is free, so that no new job slips in past a
 			// halt, and results arrive in the order the jobs ended (with
 			// -j1, input order).
-			p.finish(j, &r)
+			p.finish(j, r)
 			p.slots.Put(slot)
 			return
 		}
 		p.slots.Put(slot)
-		p.events <- Event{Kind: Retrying, Result: &r}
+		p.events <- Event{Kind: Retrying, Result: r}
 		wait := time.Duration(0)
 		if !lost {
 			wait = backoff(p.RetryDelay, attempt)
@@ -55,7 +55,7 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		// A retry is a new start: a drain or a halt cancels it.
 		var ok bool
 		if Sleep(p.intake, wait) {
-			slot, ok = p.slots.Take(p.intake)
+			slot, ok = p.takeSlot(p.intake)
 		}
 		if !ok {
 			if lost && r.NotStarted {
@@ -63,10 +63,10 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 				// or no host is left to run it (said already).
 				r.Err = nil
 			}
-			p.finish(j, &r)
+			p.finish(j, r)
 			return
 		}
-		p.discard(&r)
+		p.discard(r)
 		start, announced = p.pace.reserve(), false
 	}
 }
@@ -86,6 +86,11 @@ func (p *Pool) finish(j *job, r *Result) {
 	}
 	if p.Finished != nil {
 		p.Finished(r)
+	}
+	if p.stream.hold.limit > 0 {
+		p.stream.hold.add(r.held)
+	} else {
+		r.held = 0
 	}
 	p.deliver(ticketed{ticket: j.ticket, held: j.held, r: r})
 }

@@ -79,8 +79,10 @@ func (p *Pool) capture(r *Result) error {
 // captured rewinds a finished job's output files, gives back the empty
 // ones, and checks that the spool's filesystem did not fill up under it.
 func (p *Pool) captured(r *Result) {
-	r.Stdout = p.keep(r.Stdout)
-	r.Stderr = p.keep(r.Stderr)
+	var out, errs int64
+	r.Stdout, out = p.keep(r.Stdout)
+	r.Stderr, errs = p.keep(r.Stderr)
+	r.held = out + errs // counted in the hold if it is the job's final result
 	if full, ok := p.Spool.(FullSpool); ok && (r.Stdout != nil || r.Stderr != nil || !r.OK()) && full.Full() {
 		r.Err = p.captureError(syscall.ENOSPC)
 	}
@@ -95,23 +97,25 @@ func (p *Pool) captureError(err error) error {
 	return &CaptureError{Dir: dir, Err: err}
 }
 
-// keep rewinds a captured output file, or gives it back at once when the job
-// wrote nothing into it. One lseek to the end tells the size and, for the
-// common empty file, leaves it ready for the next job.
-func (p *Pool) keep(f *os.File) *os.File {
+// keep rewinds a captured output file and tells its size, or gives it back
+// at once when the job wrote nothing into it. One lseek to the end tells
+// the size and, for the common empty file, leaves it ready for the next
+// job.
+func (p *Pool) keep(f *os.File) (*os.File, int64) {
 	if f == nil {
-		return nil
+		return nil, 0
 	}
-	if size, err := f.Seek(0, io.SeekEnd); err == nil && size == 0 {
+	size, err := f.Seek(0, io.SeekEnd)
+	if err == nil && size == 0 {
 		if e, ok := p.Spool.(EmptyPutter); ok {
 			e.PutEmpty(f)
 		} else {
 			p.Spool.Put(f)
 		}
-		return nil
+		return nil, 0
 	}
 	f.Seek(0, io.SeekStart)
-	return f
+	return f, max(size, 0)
 }
 
 // discard gives back the output files of a result that will not be written.
@@ -121,7 +125,7 @@ func (p *Pool) discard(r *Result) {
 			p.Spool.Put(f)
 		}
 	}
-	r.Stdout, r.Stderr = nil, nil
+	r.Stdout, r.Stderr, r.held = nil, nil, 0
 }
 
 // dup returns a descriptor of f of the caller's own, closed on exec.

@@ -72,6 +72,7 @@ type Stream struct {
 
 	events chan Event
 	urgent chan Event
+	hold   hold
 }
 
 // NewStream makes a stream whose Events channel buffers size events.
@@ -79,6 +80,15 @@ func NewStream(size int) *Stream {
 	s := &Stream{events: make(chan Event, size), urgent: make(chan Event, 8)}
 	s.Events, s.Urgent = s.events, s.urgent
 	return s
+}
+
+// Written tells the pool that a Finished result's output has been written
+// (or dropped) and its files given back, so that its bytes no longer hold
+// back the start of jobs (see Pool.HoldOutput). The output stage calls it
+// once for each Finished result; it is safe to call from any goroutine.
+func (s *Stream) Written(r *Result) {
+	s.hold.release(r.held)
+	r.held = 0
 }
 
 // Ask sends a status report to be printed, without blocking: it is

@@ -12,13 +12,13 @@ import (
 
 // run runs one attempt of a job to its end, in slot, starting it no earlier
 // than start; announced says that -t has shown its command already.
-func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool) Result {
+func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool) *Result {
 	var bf *blockFile
 	if item.Stdin != nil && p.StdinAs != OnStdin && !p.DryRun {
 		// --cat, --fifo: {} names the block's file.
 		var err error
 		if bf, err = newBlockFile(p.TmpDir, p.StdinAs, item.Stdin); err != nil {
-			return p.cannotStart(Result{Item: *item, Slot: slot.N, Host: slot.Host, Start: time.Now()},
+			return p.cannotStart(&Result{Item: *item, Slot: slot.N, Host: slot.Host, Start: time.Now()},
 				&StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 126, Reason: "cannot make the file of its block: " + err.Error()})
 		}
 		named := *item
@@ -32,7 +32,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	r := Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
+	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.DryRun {
 		r.DryRun = true
 		return r
@@ -44,7 +44,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	if err := r.Command.Err; err != nil && !(err == p.Template.look && runsElsewhere(slot.Exec)) {
 		return p.cannotStart(r, err)
 	}
-	if err := p.capture(&r); err != nil {
+	if err := p.capture(r); err != nil {
 		// fan's own failure, not the job's: it did not start.
 		r.Status, r.NotStarted, r.Err = -1, true, err
 		return r
@@ -54,7 +54,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	// before the stop) runs, as the jobs already running do.
 	if !start.IsZero() && !Sleep(p.intake, time.Until(start)) {
 		r.Status, r.NotStarted = -1, true
-		p.discard(&r)
+		p.discard(r)
 		return r
 	}
 	// After its --delay, the job is announced (-t) and timed from here.
@@ -62,7 +62,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		p.announce(r.Command)
 	}
 	r.Start = time.Now()
-	p.started(&r)
+	p.started(r)
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
 		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot.N)}
@@ -105,7 +105,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	if err != nil {
 		// Its host was lost: the job's fate is unknown, and it runs again.
 		r.Status, r.Err = -1, err
-		p.discard(&r)
+		p.discard(r)
 		return r
 	}
 	if limit > 0 && exit.Terminated {
@@ -128,7 +128,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	if r.OK() && p.Timeout.Percent > 0 {
 		p.medians.add(r.Runtime)
 	}
-	p.captured(&r)
+	p.captured(r)
 	return r
 }
 
@@ -164,7 +164,7 @@ func liveFiles(r *Result) *LiveFiles {
 
 // cannotStart turns a start failure into a failed result, with the status
 // a shell would give.
-func (p *Pool) cannotStart(r Result, err error) Result {
+func (p *Pool) cannotStart(r *Result, err error) *Result {
 	r.Status, r.Err = 127, err
 	var se *StartError
 	var te *TransportError
@@ -177,7 +177,7 @@ func (p *Pool) cannotStart(r Result, err error) Result {
 		errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.ENOMEM):
 		r.Status = 126 // found, but could not be run
 	}
-	p.discard(&r)
+	p.discard(r)
 	return r
 }
 

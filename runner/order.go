@@ -35,6 +35,11 @@ func (w window) take(ctx context.Context) bool {
 		return true
 	}
 	select {
+	case w <- struct{}{}: // the common case, a free place: no select of two
+		return true
+	default:
+	}
+	select {
 	case w <- struct{}{}:
 		return true
 	case <-ctx.Done():

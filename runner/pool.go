@@ -60,6 +60,12 @@ type Pool struct {
 	// Window bounds the jobs started but not yet handed to the output
 	// stage (see order.go); 0 means no bound.
 	Window int
+	// HoldOutput bounds the bytes of finished jobs' captured output that
+	// the output stage has not written yet: while more wait, no job starts
+	// (see hold.go). 0 means no bound. It applies to grouped output in
+	// completion order only: KeepOrder has its Window, Live output and
+	// output that is not captured (no Spool) do not wait.
+	HoldOutput int64
 	// Announce sends an Announced event for each command just before it
 	// starts (-t).
 	Announce bool
@@ -135,6 +141,9 @@ type Pool struct {
 func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *Stream) error {
 	p.stream, p.events, p.intake = s, s.events, intake
 	p.win = newWindow(p.Window)
+	if !p.KeepOrder && !p.Live && p.Spool != nil && !p.DryRun {
+		s.hold.limit = p.HoldOutput
+	}
 	p.slots = p.Slots
 	if p.slots == nil {
 		p.slots = NewFixedSlots(p.Jobs, "", p.Exec)
@@ -149,15 +158,12 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for ticket := int64(0); ; ticket++ {
-		var item input.Item
-		select {
-		case it, ok := <-items:
-			if !ok {
-				return nil
-			}
-			item = it
-		case <-intake.Done():
+		item, ok, stopped := next(intake, items)
+		if stopped {
 			p.notStartedRest(ticket, items)
+			return nil
+		}
+		if !ok {
 			return nil
 		}
 		if p.Skip != nil && p.Skip(item.Seq) {
@@ -197,6 +203,24 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			defer wg.Done()
 			p.attempts(jobCtx, j, slot, at, announced)
 		}()
+	}
+}
+
+// next takes the next item, or reports that items is closed (ok false) or
+// that intake ended first (stopped).
+func next(intake context.Context, items <-chan input.Item) (item input.Item, ok, stopped bool) {
+	if intake.Err() == nil {
+		select {
+		case item, ok = <-items: // the common case, an item waiting: no select of two
+			return item, ok, false
+		default:
+		}
+	}
+	select {
+	case item, ok = <-items:
+		return item, ok, false
+	case <-intake.Done():
+		return input.Item{}, false, true
 	}
 }
 
@@ -270,14 +294,15 @@ func notStarted(item input.Item) *Result {
 	return &Result{Item: item, Status: -1, NotStarted: true}
 }
 
-// acquire waits for a place in the window and a slot. It fails when ctx
-// has ended, even if both were free: a halt or a drain that ended ctx just
-// as a slot came free must not let one more job start.
+// acquire waits for a place in the window, for room in the output hold and
+// for a slot. It fails when ctx has ended, even if all were free: a halt or
+// a drain that ended ctx just as a slot came free must not let one more job
+// start.
 func (p *Pool) acquire(ctx context.Context) (Slot, bool) {
 	if !p.win.take(ctx) {
 		return Slot{}, false
 	}
-	if slot, ok := p.slots.Take(ctx); ok {
+	if slot, ok := p.takeSlot(ctx); ok {
 		if ctx.Err() == nil {
 			return slot, true
 		}
@@ -285,6 +310,23 @@ func (p *Pool) acquire(ctx context.Context) (Slot, bool) {
 	}
 	p.win.give()
 	return Slot{}, false
+}
+
+// takeSlot waits for room in the output hold and a slot. A job counts its
+// output in the hold before it gives its slot back, so the slot that comes
+// free may bring the hold over its limit: then the slot goes back until
+// the output stage has caught up.
+func (p *Pool) takeSlot(ctx context.Context) (Slot, bool) {
+	for {
+		if !p.stream.hold.wait(ctx) {
+			return Slot{}, false
+		}
+		slot, ok := p.slots.Take(ctx)
+		if !ok || !p.stream.hold.over() {
+			return slot, ok
+		}
+		p.slots.Put(slot)
+	}
 }
 
 // announce sends a command about to start (-t).

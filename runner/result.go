@@ -50,6 +50,10 @@ type Result struct {
 	// start; nil when the job wrote nothing there or output is not captured.
 	// The receiver gives them back to the Spool.
 	Stdout, Stderr *os.File
+
+	// held is the size of Stdout and Stderr when the pool counted them
+	// in its output hold (see Stream.Written).
+	held int64
 }
 
 // Stopped reports whether fan ended the job before it finished on its own

@@ -118,11 +118,6 @@ func (s *FixedSlots) Take(ctx context.Context) (Slot, bool) {
 			}
 			tick = poll.C
 		}
-		s.mu.Lock()
-		if changed != nil {
-			s.waiting++
-		}
-		s.mu.Unlock()
 		select {
 		case <-changed:
 		case <-tick:
@@ -153,11 +148,13 @@ func (s *FixedSlots) hold(why string) {
 }
 
 // take takes the lowest free slot if the limit leaves one; if it does not,
-// changed is closed when one may have come free since.
+// it counts the caller as waiting (it must uncount itself), and changed is
+// closed when a slot may have come free since.
 func (s *FixedSlots) take() (slot Slot, ok bool, changed <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.limit > 0 && s.busy >= s.limit {
+		s.waiting++ // under the same lock, so that no wake passes it by
 		return Slot{}, false, s.changed
 	}
 	s.busy++
@@ -236,8 +233,13 @@ func (s *FixedSlots) Running() int {
 	return s.busy
 }
 
-// wake lets every waiting Take look again; s.mu is held.
+// wake lets every waiting Take look again; s.mu is held. With none
+// waiting there is nothing to do: a Take counts itself as waiting, under
+// s.mu, before it waits on s.changed.
 func (s *FixedSlots) wake() {
+	if s.waiting == 0 {
+		return
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
