@@ -95,6 +95,9 @@ func run(c *Config) outcome {
 		books.Close(false)
 		return failed(err)
 	}
+	if pool.Hold != nil {
+		defer pool.Hold.Close()
+	}
 	if c.jobs > 0 && pool.Jobs < c.jobs && !c.Runner.DryRun {
 		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, budget.LimitedBy)
 	}
@@ -266,6 +269,9 @@ func newPool(c *Config, env []string, books *output.Books, st *stops) (*runner.P
 		Halt:       c.Runner.Halt,
 		Skip:       books.Skip,
 		Kill:       st.kill,
+	}
+	if c.records != nil && c.Output.KeepOrder {
+		pool.Hold = &input.BlockHold{Dir: c.Output.TmpDir}
 	}
 	return pool, b, nil
 }
