@@ -16,10 +16,13 @@
 #   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads;
 #            and vs the floor, a C program starting the 1000 at once (spawnall.c)
 #   W5       fan --version vs /bin/true (the floor) and xargs --version
+#   Ppipe Ppart Pfloor Pk   pipe mode (--pipe, --pipepart) vs cat and GNU
+#            parallel, and -k with a slow first block: see pipe.sh
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
-#   EXTRA ("W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5") RESULTS (a directory)
+#   EXTRA ("W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5 Ppipe Ppart Pfloor Pk")
+#   RESULTS (a directory), and pipe.sh's PIPE_BYTES PIPE_BLOCK PIPE_RUNS PIPE_DIR
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SHARED_BENCH="${SHARED_BENCH:-$HERE/../../shared/bench}"
@@ -29,7 +32,7 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
-EXTRA="${EXTRA:-W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5}"
+EXTRA="${EXTRA:-W1s W1lim owncpu W3cat W3k3 W4yes J1000 W5 Ppipe Ppart Pfloor Pk}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -149,14 +152,18 @@ w5() {
 	pair "W5-version-xargs" "$RUNS_SHORT" "-" "$FAN --version" "xargs --version"
 }
 
+# shellcheck source=bench/pipe.sh
+. "$HERE/pipe.sh"
+
 for e in $EXTRA; do
 	case "$e" in
 	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
+	Ppipe) ppipe ;; Ppart) ppart ;; Pfloor) pfloor ;; Pk) pk ;;
 	*) log "unknown workload $e" ;;
 	esac
 done
 
-echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHORT W3_BYTES=$W3_BYTES)"
+echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHORT W3_BYTES=$W3_BYTES PIPE_BYTES=$PIPE_BYTES PIPE_BLOCK=$PIPE_BLOCK)"
 echo
 echo "| row | A | A median | B | B median | A/B (paired median) | check |"
 echo "|---|---|---|---|---|---|---|"
