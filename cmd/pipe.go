@@ -119,6 +119,9 @@ func openPipe(c *Config, counted *output.Intake, slots int) (intake, func(), err
 		}
 		in, closeIn = f, func() { f.Close() }
 	}
+	if !p.Tee {
+		counted.Pipe, counted.Blocks, counted.Size = true, true, sizeLeft(in)
+	}
 	gate := input.NewGate(in)
 	if p.Tee {
 		return newTeeIntake(c, gate, counted, slots, closeIn)
@@ -133,9 +136,10 @@ func openPipe(c *Config, counted *output.Intake, slots int) (intake, func(), err
 			closeIn()
 			return nil, nil, usageErrorf("--round-robin starts one job per slot: give a job count (-j N, not -j 0)")
 		}
-		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, DryRun: c.Runner.DryRun}, closeIn, nil
+		counted.Blocks = false
+		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, Bytes: &counted.Bytes, DryRun: c.Runner.DryRun}, closeIn, nil
 	}
-	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read}, closeIn, nil
+	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read, Bytes: &counted.Bytes}, closeIn, nil
 }
 
 // teeIntake is the input stage of --tee: the items of the ::: lists, each
@@ -208,5 +212,24 @@ func partReader(c *Config, f *os.File, counted *output.Intake, slots int) (intak
 		closeIn()
 		return nil, nil, &inputError{fmt.Errorf("--pipepart: %v", err)}
 	}
-	return &input.PartReader{File: f, Parts: parts, Count: &counted.Read}, closeIn, nil
+	counted.Pipe, counted.Blocks, counted.Size = true, true, st.Size()
+	return &input.PartReader{File: f, Parts: parts, Count: &counted.Read, Bytes: &counted.Bytes}, closeIn, nil
+}
+
+// sizeLeft is how many bytes are left to read in, when it is a regular
+// file (-a FILE, or stdin from one), for the progress bar; else 0.
+func sizeLeft(in io.Reader) int64 {
+	f, ok := in.(*os.File)
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	at, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	return max(st.Size()-at, 0)
 }

@@ -18,8 +18,9 @@ type PipeReader struct {
 	// input; what was read already comes out as blocks, to be counted as
 	// not started (and written to the failures file).
 	Gate Closer
-	// Count, when set, is incremented for every block read.
-	Count *atomic.Int64
+	// Count, when set, is incremented for every block read, and Bytes
+	// set to how much of the input was read, through the block's end.
+	Count, Bytes *atomic.Int64
 }
 
 // Run sends every block as an item on out until the input ends or ctx
@@ -32,6 +33,9 @@ func (p *PipeReader) Run(ctx context.Context, out chan<- Item) error {
 	send := func(b *Block) {
 		if p.Count != nil {
 			p.Count.Add(1)
+		}
+		if p.Bytes != nil {
+			p.Bytes.Store(b.Offset + int64(len(b.Data)))
 		}
 		out <- Item{Seq: b.Seq, Args: []string{""}, Stdin: b} // the consumer drains out until it is closed
 	}

@@ -37,6 +37,14 @@ func AutoBar(f *os.File, getenv func(string) string) bool {
 type Intake struct {
 	Read  atomic.Int64
 	Ended atomic.Bool
+	// Pipe says that the input is a byte stream cut into blocks (pipe
+	// mode): the bar then shows Bytes, how much of it was read so far, of
+	// Size, its size when that was known before the run (a file; else 0).
+	// Blocks says each item is one block (not --round-robin, whose jobs
+	// share the blocks).
+	Pipe, Blocks bool
+	Bytes        atomic.Int64
+	Size         int64
 }
 
 // Progress draws a one-line progress display on a terminal (or, when asked
@@ -232,6 +240,13 @@ func (p *Progress) line(now time.Time, cols int) string {
 	}
 	if p.bar == nil {
 		p.bar = &barRenderer{}
+	}
+	if in := p.Intake; in.Pipe {
+		unit := "jobs"
+		if in.Blocks {
+			unit = "blocks"
+		}
+		return p.bar.pipeLine(now, pipeCounts{done: done, read: read, bytes: in.Bytes.Load(), size: in.Size, unit: unit, since: p.start}, ended, s.Failed, cols)
 	}
 	return p.bar.line(now, done, read, ended, s.Failed, cols)
 }
