@@ -110,6 +110,10 @@ func openPipe(c *Config, counted *output.Intake, slots int) (intake, func(), err
 	p := &c.Input.Pipe
 	in, closeIn := c.Streams.In, func() {}
 	if len(c.Input.ArgFiles) == 1 && c.Input.ArgFiles[0] != "-" {
+		if st, err := os.Stat(c.Input.ArgFiles[0]); p.PipePart && err == nil && !st.Mode().IsRegular() {
+			// Before opening it: opening a FIFO waits for a writer.
+			return nil, nil, notSeekable(c.Input.ArgFiles[0])
+		}
 		f, err := input.OpenFile(c.Input.ArgFiles[0])
 		if err != nil {
 			return nil, nil, &inputError{err}
@@ -198,7 +202,7 @@ func partReader(c *Config, f *os.File, counted *output.Intake, slots int) (intak
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		closeIn()
-		return nil, nil, usageErrorf("--pipepart: %q is not a regular file it can seek in (use --pipe for a stream)", c.Input.ArgFiles[0])
+		return nil, nil, notSeekable(c.Input.ArgFiles[0])
 	}
 	block := c.Input.Pipe.Block
 	if block == 0 {
@@ -214,6 +218,12 @@ func partReader(c *Config, f *os.File, counted *output.Intake, slots int) (intak
 	}
 	counted.Pipe, counted.Blocks, counted.Size = true, true, st.Size()
 	return &input.PartReader{File: f, Parts: parts, Count: &counted.Read, Bytes: &counted.Bytes}, closeIn, nil
+}
+
+// notSeekable is the usage error of --pipepart -a NAME where NAME is not
+// a regular file (a FIFO, a device).
+func notSeekable(name string) error {
+	return usageErrorf("--pipepart: %q is not a regular file it can seek in (use --pipe for a stream)", name)
 }
 
 // sizeLeft is how many bytes are left to read in, when it is a regular

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -330,6 +331,13 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.Input.Colsep}
+		if c.records != nil && !c.Input.Pipe.Tee {
+			// Pipe mode's jobs have no arguments to name their
+			// directories after: a directory per job number, DIR/{#}/
+			// (GNU parallel writes every block's into DIR itself, so
+			// that only the last one's is left).
+			sink.Results = &output.Results{Name: runner.NewText(filepath.Join(o.Results, "{#}")+"/", c.replace)}
+		}
 	}
 	return sink, closeSpool, nil
 }
