@@ -7,7 +7,8 @@
 #            and vs GNU parallel --pipepart with the same flags
 #   Pfloor   cat FILE | cat | wc -c  vs  cat FILE | wc -c: what one more
 #            process copying the stream costs on this machine, the floor
-#            of anything that reads a pipe and writes the bytes on
+#            of anything that reads a pipe and writes the bytes on; and
+#            fan --pipe against that relay (Ppipe-vs-relay)
 #   Pk       -k with a slow first block: every job copies its block to
 #            stdout (cat), job 1 after 3 s, so fan must hold the output of
 #            every later block until then: fan's peak RSS, and the output
@@ -92,6 +93,7 @@ ppart() {
 pfloor() {
 	pipefile
 	pipepair Pfloor "cat $PIPE_FILE | cat | wc -c" "cat $PIPE_FILE | wc -c"
+	pipepair Ppipe-vs-relay "cat $PIPE_FILE | $FAN --pipe --block $PIPE_BLOCK wc -c" "cat $PIPE_FILE | cat | wc -c"
 }
 
 # pkpeak NAME CHECK_FILE FAN_ARGS... SCRIPT: runs cat FILE | fan FAN_ARGS under
