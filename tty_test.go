@@ -35,27 +35,7 @@ exec sleep 600
 
 	// While the jobs run, the last line of the screen is now and then
 	// the bar: it must be seen with some jobs done.
-	bar := regexp.MustCompile(`^fan(: \d+ failed)? +\d+% \|.*\| \(\d+/\d+, \d+ jobs/(s|min|hr)\) \[\d+s:\d+s\]$`)
-	sawBar := ""
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if _, err := os.Stat(done); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("fan did not finish within 90s; the screen:\n%s", run("capture-pane", "-p"))
-		}
-		screen := strings.Split(strings.TrimRight(run("capture-pane", "-p"), "\n"), "\n")
-		if last := strings.TrimRight(screen[len(screen)-1], " "); bar.MatchString(last) && !strings.Contains(last, "(0/") {
-			sawBar = last
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if sawBar == "" {
-		t.Error("the progress bar was never seen on the terminal")
-	} else {
-		t.Logf("bar seen: %s", sawBar)
-	}
+	term.watchBar(exists(done), regexp.MustCompile(`^fan(: \d+ failed)? +\d+% \|.*\| \(\d+/\d+, \d+ jobs/(s|min|hr)\) \[\d+s:\d+s\]$`), "(0/")
 
 	// The whole history: every job line whole, each once; nothing else
 	// but the runs' own lines.
@@ -110,5 +90,61 @@ exec sleep 600
 	}
 	if strings.Contains(summaries[1], "\x1b[") {
 		t.Errorf("the summary with NO_COLOR=1 is colored: %q", summaries[1])
+	}
+}
+
+// TestPipeBar: in pipe mode, the bar on a terminal counts the bytes read
+// and the blocks done; with the input a file, it has a share done, a bar
+// and an ETA. It is gone at the end, and the jobs got every line.
+func TestPipeBar(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	term := newTmux(t, fmt.Sprintf(`cd %q
+seq 200000 > in.txt
+"$fan" --pipe --block 40k -j2 'sleep 0.2; wc -l' < in.txt > counts.txt
+echo "<pipe done $?>"
+exec sleep 600
+`, dir))
+	finished := func() bool { return strings.Contains(term.screen(), "<pipe done") }
+	term.watchBar(finished, regexp.MustCompile(`^fan +\d+% \|[█ ]+\| [\d.]+ (KiB|MiB) of 1\.2 MiB read, \d+/\d+ blocks done, [\d.]+ (KiB|MiB)/s \[\d+s:\d+s\]$`), " 0/")
+	if screen := term.screen(); !strings.Contains(screen, "<pipe done 0>") || strings.Contains(screen, "blocks done") {
+		t.Errorf("the run failed, or left its bar behind:\n%s", screen)
+	}
+	counts, err := os.ReadFile(filepath.Join(dir, "counts.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range strings.Fields(string(counts)) {
+		var n int
+		fmt.Sscan(f, &n)
+		total += n
+	}
+	if total != 200000 {
+		t.Errorf("the jobs counted %d lines, want 200000", total)
+	}
+}
+
+// watchBar polls the screen until finished (within 90 s) and fails the
+// test unless its last line was at some point a progress bar matching bar
+// with none of notYet in it (a bar with nothing done).
+func (s *tmuxSession) watchBar(finished func() bool, bar *regexp.Regexp, notYet string) {
+	s.t.Helper()
+	sawBar := ""
+	deadline := time.Now().Add(90 * time.Second)
+	for !finished() {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("fan did not finish within 90s; the screen:\n%s", s.run("capture-pane", "-p"))
+		}
+		screen := strings.Split(strings.TrimRight(s.run("capture-pane", "-p"), "\n"), "\n")
+		if last := strings.TrimRight(screen[len(screen)-1], " "); bar.MatchString(last) && !strings.Contains(last, notYet) {
+			sawBar = last
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if sawBar == "" {
+		s.t.Error("the progress bar was never seen on the terminal")
+	} else {
+		s.t.Logf("bar seen: %s", sawBar)
 	}
 }

@@ -24,6 +24,8 @@
 #   scale    1,000,000 items: fan --dry-run (vs sed printing the same
 #            lines) and fan -X true (vs xargs true), with peak RSS
 #   AUTOsleep AUTOcpu AUTOmem  -j auto against fixed -j (see auto.sh)
+#   Ppipe Ppart Pfloor Pk   pipe mode (--pipe, --pipepart) vs cat and GNU
+#            parallel, and -k with a slow first block: see pipe.sh
 #
 # Ratio columns: the median A/B wall ratio of the pairs (min-max), then
 # the median A/B ratio of CPU time (user+sys of all processes).
@@ -31,8 +33,9 @@
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
 #   EXTRA ("W1s W1lim W1go owncpu W3cat W3hold W3k3 W4yes J1000 W5 scale
-#          AUTOsleep AUTOcpu AUTOmem")
-#   RESULTS (a directory); auto.sh's AUTO_* knobs
+#          AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk")
+#   RESULTS (a directory); auto.sh's AUTO_* knobs; pipe.sh's PIPE_BYTES
+#   PIPE_BLOCK PIPE_RUNS PIPE_DIR
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SHARED_BENCH="${SHARED_BENCH:-$HERE/../../shared/bench}"
@@ -42,7 +45,7 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
-EXTRA="${EXTRA:-W1s W1lim W1go owncpu W3cat W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem}"
+EXTRA="${EXTRA:-W1s W1lim W1go owncpu W3cat W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -235,16 +238,20 @@ scale() {
 	pairpeak "X1M" "$RUNS" "-" "$FAN -X true < $m" "xargs true < $m"
 }
 
+# shellcheck source=bench/pipe.sh
+. "$HERE/pipe.sh"
+
 for e in $EXTRA; do
 	case "$e" in
 	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
 	W1go) w1go ;; W3hold) w3hold ;; scale) scale ;;
 	AUTOsleep) auto_sleep ;; AUTOcpu) auto_cpu ;; AUTOmem) auto_mem ;;
+	Ppipe) ppipe ;; Ppart) ppart ;; Pfloor) pfloor ;; Pk) pk ;;
 	*) log "unknown workload $e" ;;
 	esac
 done
 
-echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHORT W3_BYTES=$W3_BYTES)"
+echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHORT W3_BYTES=$W3_BYTES PIPE_BYTES=$PIPE_BYTES PIPE_BLOCK=$PIPE_BLOCK)"
 echo
 echo "| row | A | A median | B | B median | A/B (paired median) | check |"
 echo "|---|---|---|---|---|---|---|"

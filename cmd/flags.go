@@ -105,7 +105,7 @@ func addBookkeepingFlags(f *pflag.FlagSet, o *Options) {
 // addTerminalFlags: what fan shows on the terminal besides the jobs' output
 // (progress, colors), and its shell completions.
 func addTerminalFlags(f *pflag.FlagSet, o *Options) {
-	f.BoolVar(&o.Output.Display.Bar, "bar", false, "show a progress bar on stderr, even when stderr is not a terminal (default: on a terminal only)")
+	f.BoolVar(&o.Output.Display.Bar, "bar", false, "show a progress bar on stderr, even when stderr is not a terminal (default: on a terminal only); in pipe mode it counts bytes read and blocks done")
 	f.BoolVar(&o.Output.Display.NoBar, "no-bar", false, "never show the progress bar")
 	f.BoolVar(&o.Output.Display.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta")
 	f.BoolVar(&o.Output.Display.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")

@@ -117,6 +117,10 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 	}
 	in, closeIn := c.Streams.In, func() {}
 	if len(c.Input.ArgFiles) == 1 && c.Input.ArgFiles[0] != "-" {
+		if st, err := os.Stat(c.Input.ArgFiles[0]); p.PipePart && err == nil && !st.Mode().IsRegular() {
+			// Before opening it: opening a FIFO waits for a writer.
+			return nil, nil, notSeekable(c.Input.ArgFiles[0])
+		}
 		f, err := input.OpenFile(c.Input.ArgFiles[0])
 		if err != nil {
 			return nil, nil, &inputError{err}
@@ -125,6 +129,9 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 			return partReader(c, f, counted, slots)
 		}
 		in, closeIn = f, func() { f.Close() }
+	}
+	if !p.Tee {
+		counted.Pipe, counted.Blocks, counted.Size = true, true, sizeLeft(in)
 	}
 	gate := input.NewGate(in)
 	if p.Tee {
@@ -140,9 +147,10 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 			closeIn()
 			return nil, nil, usageErrorf("--round-robin starts one job per slot: give a job count (-j N, not -j 0)")
 		}
-		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, DryRun: c.Runner.DryRun}, closeIn, nil
+		counted.Blocks = false
+		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, Offset: &counted.Offset, DryRun: c.Runner.DryRun}, closeIn, nil
 	}
-	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read, Bytes: &counted.Bytes}, closeIn, nil
+	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read, Bytes: &counted.Bytes, Offset: &counted.Offset}, closeIn, nil
 }
 
 // teeIntake is the input stage of --tee: the items of the ::: lists, each
@@ -205,7 +213,7 @@ func partReader(c *Config, f *os.File, counted *output.Intake, slots int) (intak
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
 		closeIn()
-		return nil, nil, usageErrorf("--pipepart: %q is not a regular file it can seek in (use --pipe for a stream)", c.Input.ArgFiles[0])
+		return nil, nil, notSeekable(c.Input.ArgFiles[0])
 	}
 	block := c.Input.Pipe.Block
 	if block == 0 {
@@ -219,5 +227,30 @@ func partReader(c *Config, f *os.File, counted *output.Intake, slots int) (intak
 		closeIn()
 		return nil, nil, &inputError{fmt.Errorf("--pipepart: %v", err)}
 	}
-	return &input.PartReader{File: f, Parts: parts, Count: &counted.Read}, closeIn, nil
+	counted.Pipe, counted.Blocks, counted.Size = true, true, st.Size()
+	return &input.PartReader{File: f, Parts: parts, Count: &counted.Read, Offset: &counted.Offset}, closeIn, nil
+}
+
+// notSeekable is the usage error of --pipepart -a NAME where NAME is not
+// a regular file (a FIFO, a device).
+func notSeekable(name string) error {
+	return usageErrorf("--pipepart: %q is not a regular file it can seek in (use --pipe for a stream)", name)
+}
+
+// sizeLeft is how many bytes are left to read in, when it is a regular
+// file (-a FILE, or stdin from one), for the progress bar; else 0.
+func sizeLeft(in io.Reader) int64 {
+	f, ok := in.(*os.File)
+	if !ok {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	at, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	return max(st.Size()-at, 0)
 }

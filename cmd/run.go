@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -110,6 +111,9 @@ func run(c *Config) outcome {
 	defer st.cancelAll()
 	var halted atomic.Pointer[runner.Halted]
 	pool := newPool(c, budget, env, books, st)
+	if pool.Hold != nil {
+		defer pool.Hold.Close()
+	}
 	if c.jobs > 0 && pool.Jobs < c.jobs && !c.Runner.DryRun {
 		fmt.Fprintf(stderr, "fan: running at most %d jobs at once, not %d: more would exceed %s\n", pool.Jobs, c.jobs, budget.LimitedBy)
 	}
@@ -298,6 +302,9 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 		Skip:       books.Skip,
 		Kill:       st.kill,
 	}
+	if c.records != nil && c.Output.KeepOrder {
+		pool.Hold = &input.BlockHold{Dir: c.Output.TmpDir}
+	}
 	return pool
 }
 
@@ -365,6 +372,13 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.Input.Colsep}
+		if c.records != nil && !c.Input.Pipe.Tee {
+			// Pipe mode's jobs have no arguments to name their
+			// directories after: a directory per job number, DIR/{#}/
+			// (GNU parallel writes every block's into DIR itself, so
+			// that only the last one's is left).
+			sink.Results = &output.Results{Name: runner.NewText(filepath.Join(o.Results, "{#}")+"/", c.replace)}
+		}
 	}
 	return sink, closeSpool, nil
 }

@@ -217,7 +217,11 @@ func (s *BlockSplitter) fill() {
 // holds, at least firstChunk (a reused buffer may have more room).
 func (s *BlockSplitter) move(want int) {
 	have := s.end - s.start
-	c := s.pool.get(min(want, max(2*have, firstChunk)))
+	n := min(want, max(2*have, firstChunk))
+	if s.off >= s.size {
+		n = want // the input is longer than a block: it needs whole ones
+	}
+	c := s.pool.get(n)
 	c.buf = c.buf[:cap(c.buf)]
 	if s.c != nil {
 		copy(c.buf, s.c.buf[s.start:s.end])

@@ -23,6 +23,9 @@ type PipeReader struct {
 	// Bytes, when set, adds up the sizes of the blocks read, for the
 	// status report's read-ahead.
 	Bytes *atomic.Int64
+	// Offset, when set, is how much of the input was read, through the
+	// end of the last block (for the progress bar).
+	Offset *atomic.Int64
 }
 
 // Run sends every block as an item on out until the input ends or ctx
@@ -38,6 +41,9 @@ func (p *PipeReader) Run(ctx context.Context, out chan<- Item) error {
 		}
 		if p.Bytes != nil {
 			p.Bytes.Add(b.Len())
+		}
+		if p.Offset != nil {
+			p.Offset.Store(b.Offset + int64(len(b.Data)))
 		}
 		out <- Item{Seq: b.Seq, Args: []string{""}, Stdin: b} // the consumer drains out until it is closed
 	}

@@ -15,8 +15,9 @@ import (
 type PartReader struct {
 	File  *os.File
 	Parts Parts
-	// Count, when set, is incremented for every block sent.
-	Count *atomic.Int64
+	// Count, when set, is incremented for every block sent, and Bytes
+	// set to the block's end in the file.
+	Count, Offset *atomic.Int64
 }
 
 // Run sends every block as an item on out, and closes out. Once ctx has
@@ -34,6 +35,9 @@ func (p *PartReader) Run(ctx context.Context, out chan<- Item) error {
 	for i, sp := range p.Parts.Blocks {
 		if p.Count != nil {
 			p.Count.Add(1)
+		}
+		if p.Offset != nil {
+			p.Offset.Store(sp.Off + sp.Len)
 		}
 		out <- Item{Seq: int64(i + 1), Args: []string{""}, Stdin: &FilePart{file: p.File, head: head, span: sp}}
 	}

@@ -26,8 +26,10 @@ type RoundRobin struct {
 	Gate   Closer
 	// Jobs is how many jobs share the input.
 	Jobs int
-	// Count, when set, is incremented for every block read.
-	Count *atomic.Int64
+	// Count, when set, is incremented for every job (item) sent, and
+	// Bytes set to how much of the input was read, through the end of the
+	// last block read.
+	Count, Offset *atomic.Int64
 	// DryRun sends the jobs' items and reads nothing: no job runs.
 	DryRun bool
 
@@ -43,6 +45,9 @@ type RoundRobin struct {
 func (rr *RoundRobin) Run(ctx context.Context, out chan<- Item) error {
 	rr.start()
 	for i := 1; i <= rr.Jobs; i++ {
+		if rr.Count != nil {
+			rr.Count.Add(1)
+		}
 		out <- Item{Seq: int64(i), Args: []string{""}, Stdin: &dealt{rr: rr}}
 	}
 	close(out)
@@ -60,8 +65,8 @@ func (rr *RoundRobin) Run(ctx context.Context, out chan<- Item) error {
 			}
 			return err
 		}
-		if rr.Count != nil {
-			rr.Count.Add(1)
+		if rr.Offset != nil {
+			rr.Offset.Store(b.Offset + int64(len(b.Data)))
 		}
 		select {
 		case rr.deal <- b:

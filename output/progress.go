@@ -39,6 +39,14 @@ type Intake struct {
 	Read  atomic.Int64
 	Bytes atomic.Int64
 	Ended atomic.Bool
+	// Pipe says that the input is a byte stream cut into blocks (pipe
+	// mode): the bar then shows Offset, how much of it was read so far, of
+	// Size, its size when that was known before the run (a file; else 0).
+	// Blocks says each item is one block (not --round-robin, whose jobs
+	// share the blocks).
+	Pipe, Blocks bool
+	Offset       atomic.Int64
+	Size         int64
 }
 
 // Progress draws a one-line progress display on a terminal (or, when asked
@@ -243,6 +251,13 @@ func (p *Progress) line(now time.Time, cols int) string {
 	p.bar.name = "fan"
 	if p.Limit != nil {
 		p.bar.name = fmt.Sprintf("fan (%s at once)", jobsText(p.Limit()))
+	}
+	if in := p.Intake; in.Pipe {
+		unit := "jobs"
+		if in.Blocks {
+			unit = "blocks"
+		}
+		return p.bar.pipeLine(now, pipeCounts{done: done, read: read, bytes: in.Offset.Load(), size: in.Size, unit: unit, since: p.start}, ended, s.Failed, cols)
 	}
 	return p.bar.line(now, done, read, ended, s.Failed, cols)
 }

@@ -74,8 +74,13 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 // finish hands over a job's final result, once --halt has counted it and
 // Finished has seen it.
 func (p *Pool) finish(j *job, r *Result) {
-	if b, ok := j.item.Stdin.(input.Refeedable); ok && r.OK() {
-		b.Release() // only a failed block is kept, for the failures file
+	if b, ok := j.item.Stdin.(input.Refeedable); ok {
+		switch {
+		case r.OK():
+			b.Release() // only a failed block is kept, for the failures file
+		case p.KeepOrder && p.Hold != nil:
+			r.Item.Stdin = p.Hold.Hold(b) // it may wait long behind a slow job
+		}
 	}
 	p.checkHalt(r)
 	if !r.DryRun && !r.NotStarted {

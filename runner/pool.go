@@ -107,6 +107,9 @@ type Pool struct {
 	// TmpDir ("" is $TMPDIR).
 	StdinAs StdinMode
 	TmpDir  string
+	// Hold, when set, keeps the blocks of failed jobs that wait for
+	// their turn under KeepOrder out of memory (pipe mode).
+	Hold *input.BlockHold
 	// Evict, when set, is asked every second while jobs run; when it
 	// reports true, the youngest running job is terminated with TermSeq
 	// and put back in the queue (--memfree below half its size).
