@@ -106,7 +106,7 @@ echo "<pipe done $?>"
 exec sleep 600
 `, dir))
 	finished := func() bool { return strings.Contains(term.screen(), "<pipe done") }
-	term.watchBar(finished, regexp.MustCompile(`^fan +\d+% \|[█ ]+\| [\d.]+ (KiB|MiB) of 1\.2 MiB read, \d+/\d+ blocks done, [\d.]+ (KiB|MiB)/s \[\d+s:\d+s\]$`), " 0/")
+	term.watchBar(finished, regexp.MustCompile(`^fan +\d+% \|[█ ]+\| [\d.]+[KM] of 1\.2M read, \d+/\d+ blocks done, [\d.]+[KM]/s \[\d+s:\d+s\]$`), " 0/")
 	if screen := term.screen(); !strings.Contains(screen, "<pipe done 0>") || strings.Contains(screen, "blocks done") {
 		t.Errorf("the run failed, or left its bar behind:\n%s", screen)
 	}
