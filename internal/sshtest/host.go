@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -281,7 +280,7 @@ func (h *Host) Leftovers() []Proc {
 
 // WaitClean waits up to grace for the host to have no Leftovers, and fails
 // t, listing them, if some remain.
-func (h *Host) WaitClean(t testing.TB, grace time.Duration) {
+func (h *Host) WaitClean(t TB, grace time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(grace)
 	for {
