@@ -498,3 +498,70 @@ func TestRemoteTransferReturnCleanup(t *testing.T) {
 		})
 	}
 }
+
+func TestRemoteBasefileOncePerHost(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "it's base"), []byte("shared data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Each job appends to the base file on its host: had it been copied
+	// again before a later job, that job would see one line only.
+	job := `echo {} >> "it's base"; wc -l < "it's base"; sleep 0.5`
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--bf", "it's base", job, ":::", "1", "2", "3", "4", "5", "6"))
+	if r.status != 0 {
+		t.Fatalf("status %d; stderr:\n%s", r.status, r.stderr)
+	}
+	if got := strings.Join(sortedLines(r.stdout), " "); got == "2 2 2 2 2 2" || strings.Count(r.stdout, "\n") != 6 {
+		t.Errorf("line counts %q: the base file was copied before every job", got)
+	}
+	for _, h := range hs.Hosts {
+		b, err := os.ReadFile(filepath.Join(h.Home(), "it's base"))
+		if err != nil || !strings.HasPrefix(string(b), "shared data\n") {
+			t.Errorf("%s: base file %q (%v)", h.Name, b, err)
+		}
+	}
+	// With --cleanup it is gone from the hosts at the end, and in a
+	// fixed --workdir it lands there.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--bf", "it's base", "--cleanup", "--wd", "w", `cat "it's base"; : {}`, ":::", "1", "2"))
+	if r.status != 0 || r.stdout != "shared data\nshared data\n" {
+		t.Errorf("--cleanup --wd w: status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	for _, h := range hs.Hosts {
+		if _, err := os.Stat(filepath.Join(h.Home(), "w", "it's base")); !os.IsNotExist(err) {
+			t.Errorf("%s: --cleanup left the base file (%v)", h.Name, err)
+		}
+	}
+	// A base file that cannot be read is refused before any job.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--bf", "missing", "echo", ":::", "1"))
+	if r.status != 255 || r.stdout != "" || r.stderr != "fan: --basefile: cannot read \"missing\": no such file or directory (give a file that each host needs)\n" {
+		t.Errorf("missing base file: status %d, stdout %q, stderr %q", r.status, r.stdout, r.stderr)
+	}
+}
+
+func TestRemoteFilterHostsDropsTheDownOnes(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	hs.Hosts[1].Down()
+	dir := t.TempDir()
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--filter-hosts", "--joblog", "log", "echo {}", ":::", "a", "b", "c"))
+	if r.status != 0 || strings.Join(sortedLines(r.stdout), " ") != "a b c" {
+		t.Errorf("status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	want := "fan: --filter-hosts: dropping host h2, which cannot be reached (ssh: connect to host"
+	if !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("stderr %q, want one line starting %q", r.stderr, want)
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || hosts[0] != "h1 exit 0" {
+			t.Errorf("job %s logged as %v, want once, on h1", seq, hosts)
+		}
+	}
+	// Every host dropped: nothing runs, exit 255, the items stay unread.
+	hs.Hosts[0].Down()
+	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--filter-hosts", "echo")
+	c.Stdin = strings.NewReader("x\n")
+	r = run(t, c)
+	if r.status != 255 || r.stdout != "" || !strings.HasSuffix(r.stderr, "fan: --filter-hosts: no host can be reached: not running any job (check the logins with ssh LOGIN true)\n") || strings.Count(r.stderr, "\n") != 3 {
+		t.Errorf("every host down: status %d, stdout %q, stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+}

@@ -23,7 +23,7 @@ var spellings = map[string]string{
 	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice",
 	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 	"spreadstdin": "pipe", "pipe-part": "pipepart", "block-size": "block", "blocksize": "block",
-	"slf":        "sshloginfile",
+	"slf": "sshloginfile", "tf": "transferfile", "bf": "basefile",
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
@@ -31,7 +31,7 @@ var spellings = map[string]string{
 // have. A beginning that one of them shares with a flag of fan's is
 // ambiguous, as it is for them: --retry is not taken for --retry-delay,
 // since parallel's --retry-failed begins so too.
-var elsewhere = strings.Fields(`basefile block-timeout bibtex citation
+var elsewhere = strings.Fields(`block-timeout bibtex citation
 	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
 	decompress-program embed files filter-hosts gnu group-by hostgroups
 	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
