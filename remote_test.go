@@ -565,3 +565,30 @@ func TestRemoteFilterHostsDropsTheDownOnes(t *testing.T) {
 		t.Errorf("every host down: status %d, stdout %q, stderr:\n%s", r.status, r.stdout, r.stderr)
 	}
 }
+
+func TestRemoteRetryPrefersAnotherHost(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// Jobs fail at once on h1, where a marker file is, and succeed slowly
+	// on h2: a retry that went where a slot is free first would go back
+	// to h1 and fail again.
+	bad := filepath.Join(hs.Hosts[0].Home(), "bad")
+	if err := os.WriteFile(bad, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job := `if [ -e bad ]; then echo "{} failed on $(whoami)" >&2; exit 1; fi; sleep 0.5; echo {}`
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--retries", "2", "--joblog", "log", job, ":::", "a", "b", "c", "d"))
+	if r.status != 0 || strings.Join(sortedLines(r.stdout), " ") != "a b c d" {
+		t.Errorf("status %d, stdout %q, want every item once, run on h2; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || hosts[0] != "h2 exit 0" {
+			t.Errorf("job %s logged as %v, want once, succeeded on h2", seq, hosts)
+		}
+	}
+	// With h1 the only host, the retry runs there again.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--retries", "2", job, ":::", "a"))
+	if r.status != 1 || strings.Count(r.stderr, "a failed on "+hs.Hosts[0].User) != 1 {
+		t.Errorf("one host: status %d, stderr:\n%s", r.status, r.stderr)
+	}
+}

@@ -16,7 +16,9 @@ import (
 // login has its own number of job slots (its N/, else the run's -j of the
 // host's CPU count, which is asked for once over the shared connection),
 // and every job takes the lowest slot number free in the whole run ({%}).
-// A job goes to the host with the most room, as a share of its slots.
+// A job goes to the host with the most room, as a share of its slots; a
+// retry of a job that failed on a host waits for another host while one
+// takes jobs (TakeAvoiding).
 //
 // A host is not given jobs until it has answered once. A host that cannot
 // be reached, at the start or when an attempt meets a transport failure,
@@ -421,7 +423,18 @@ func (s *Slots) say(msg string) {
 }
 
 // Take implements runner.Slots.
-func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) {
+func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) { return s.take(ctx, nil) }
+
+// TakeAvoiding implements runner.Avoider: a job that failed on a host
+// waits for a slot on another host that takes jobs, and runs on its host
+// again only when no other one does.
+func (s *Slots) TakeAvoiding(ctx context.Context, failed runner.Slot) (runner.Slot, bool) {
+	return s.take(ctx, failed.Exec)
+}
+
+// take is Take, keeping off the place whose executor is avoid while
+// another place takes jobs.
+func (s *Slots) take(ctx context.Context, avoid runner.Executor) (runner.Slot, bool) {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -434,7 +447,7 @@ func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) {
 			s.mu.Unlock()
 			return runner.Slot{}, false
 		}
-		if p := s.pick(); p != nil {
+		if p := s.pick(avoid); p != nil {
 			p.busy++
 			slot := runner.Slot{N: s.numbers.Take(), Host: p.name, Exec: p.exec}
 			s.mu.Unlock()
@@ -475,11 +488,17 @@ func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) {
 }
 
 // pick returns the ready place with the most room as a share of its
-// slots (the first of equals), or nil; s.mu is held.
-func (s *Slots) pick() *place {
+// slots (the first of equals), or nil; s.mu is held. The place of avoid
+// is left out while another place takes jobs, even with no room now.
+func (s *Slots) pick(avoid runner.Executor) *place {
+	if avoid != nil && !slices.ContainsFunc(s.places, func(p *place) bool {
+		return p.exec != avoid && p.state == ready && p.limit > 0
+	}) {
+		avoid = nil // nowhere else to go
+	}
 	var best *place
 	for _, p := range s.places {
-		if p.state != ready || p.limit <= 0 || p.busy >= p.limit {
+		if p.state != ready || p.limit <= 0 || p.busy >= p.limit || p.exec == avoid && avoid != nil {
 			continue
 		}
 		if best == nil || p.busy*best.limit < best.busy*p.limit {

@@ -55,7 +55,7 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		// A retry is a new start: a drain or a halt cancels it.
 		var ok bool
 		if Sleep(p.intake, wait) {
-			slot, ok = p.slots.Take(p.intake)
+			slot, ok = p.retake(slot, lost)
 		}
 		if !ok {
 			if lost && r.NotStarted {
@@ -69,6 +69,17 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		p.discard(&r)
 		start, announced = p.pace.reserve(), false
 	}
+}
+
+// retake takes a slot for a job's next attempt. One that failed on its own
+// terms prefers another place than failed's, where Slots can tell
+// (another host); one that never reached its host goes wherever a slot is
+// free (that host takes no jobs for now).
+func (p *Pool) retake(failed Slot, lost bool) (Slot, bool) {
+	if a, ok := p.slots.(Avoider); ok && !lost {
+		return a.TakeAvoiding(p.intake, failed)
+	}
+	return p.slots.Take(p.intake)
 }
 
 // finish hands over a job's final result, once --halt has counted it and
