@@ -60,6 +60,46 @@ func noLeftovers(t *testing.T, hs *sshtest.Hosts) {
 	}
 }
 
+// startFan starts c, and returns what it writes on stdout and stderr.
+func startFan(t *testing.T, c *exec.Cmd) (stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	c.Stdout, c.Stderr = stdout, stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr
+}
+
+// sharedDir makes a directory in dir that the hosts' users can write in,
+// for jobs to leave marks in.
+func sharedDir(t *testing.T, dir string) string {
+	t.Helper()
+	shared := filepath.Join(dir, "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(shared, 0o777) // beyond the umask
+	return shared
+}
+
+// awaitFiles waits for n files in dir (the jobs that make them to have
+// started); it fails t, with fan's stderr so far, after 30 s.
+func awaitFiles(t *testing.T, dir string, n int, stderr *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ents, _ := os.ReadDir(dir)
+		if len(ents) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs never started; stderr:\n%s", n, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // joblogHosts reads a joblog: the Host column of each Seq.
 func joblogHosts(t *testing.T, path string) map[string][]string {
 	t.Helper()
@@ -311,27 +351,11 @@ func TestRemoteHaltNowKillsTheOtherJobs(t *testing.T) {
 func TestRemoteCtrlCDrainsThenKills(t *testing.T) {
 	hs := sshtest.Start(t, 2, sshtest.Options{})
 	dir := t.TempDir()
-	shared := filepath.Join(dir, "shared")
-	os.Mkdir(shared, 0o777)
-	os.Chmod(shared, 0o777)
+	shared := sharedDir(t, dir)
 	job := fmt.Sprintf(`touch %s/{}; sleep 300 & sleep 300`, shared)
 	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--failures", "failed", job, ":::", "a", "b", "c", "d")
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ents, _ := os.ReadDir(shared)
-		if len(ents) == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the first two jobs never started; stderr:\n%s", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	_, errb := startFan(t, c)
+	awaitFiles(t, shared, 2, errb)
 	c.Process.Signal(syscall.SIGINT)
 	time.Sleep(500 * time.Millisecond) // a second press, not the same one
 	c.Process.Signal(syscall.SIGINT)
@@ -590,5 +614,63 @@ func TestRemoteRetryPrefersAnotherHost(t *testing.T) {
 	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--retries", "2", job, ":::", "a"))
 	if r.status != 1 || strings.Count(r.stderr, "a failed on "+hs.Hosts[0].User) != 1 {
 		t.Errorf("one host: status %d, stderr:\n%s", r.status, r.stderr)
+	}
+}
+
+func TestRemoteOnAll(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// Items from stdin reach every host; each host runs them in turn, and
+	// the joblog has one row per host, naming it, with the number of its
+	// jobs that failed; the exit status counts the hosts where one did.
+	c := remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", "-k", "--joblog", "log", "--timeout", "2",
+		`echo {} $(whoami); if [ {} = slow ] && [ $(whoami) = `+hs.Hosts[1].User+` ]; then sleep 300 & sleep 300; fi`)
+	c.Stdin = strings.NewReader("a\nslow\nb\n")
+	start := time.Now()
+	r := run(t, c)
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %v: the timed out job was not stopped", took)
+	}
+	u1, u2 := hs.Hosts[0].User, hs.Hosts[1].User
+	want := fmt.Sprintf("a %s\nslow %s\nb %s\na %s\nslow %s\nb %s\n", u1, u1, u1, u2, u2, u2)
+	if r.status != 1 || r.stdout != want {
+		t.Errorf("status %d, stdout %q, want 1 (one host had a job fail) and %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "fan: job 2 timed out after 2.0s and was stopped") {
+		t.Errorf("stderr does not tell of the timeout:\n%s", r.stderr)
+	}
+	logged := joblogHosts(t, filepath.Join(dir, "log"))
+	if len(logged) != 2 || strings.Join(logged["1"], "") != "h1 exit 0" || strings.Join(logged["2"], "") != "h2 exit 1" {
+		t.Errorf("joblog rows %v, want h1 exit 0 and h2 exit 1", logged)
+	}
+	noLeftovers(t, hs)
+
+	// A drain stops the hosts' next jobs; the running ones finish.
+	shared := sharedDir(t, dir)
+	c = remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", fmt.Sprintf(`touch %s/{}.$(whoami); sleep 1; echo {}`, shared), ":::", "1", "2", "3")
+	out, errb := startFan(t, c)
+	awaitFiles(t, shared, 2, errb)
+	c.Process.Signal(syscall.SIGINT)
+	status, err := exitCode(c.Wait())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 130 || out.String() != "1\n1\n" || strings.Count(errb.String(), ": 2 jobs not started: the run is stopping") != 2 {
+		t.Errorf("after Ctrl-C: status %d, stdout %q, want 130 and each host's first job; stderr:\n%s", status, out.String(), errb.String())
+	}
+	noLeftovers(t, hs)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nonall", "-S", "h1", "echo", ":::", "a"}, "fan: --nonall runs the command once on each host with no argument, and takes no input"},
+		{[]string{"--onall", "-S", "h1", "--failures", "f", "echo", ":::", "a"}, "fan: --onall cannot be used with --failures"},
+		{[]string{"--onall", "echo", ":::", "a"}, "fan: --onall is for jobs on other hosts"},
+	} {
+		r := run(t, remoteFan(t, hs, dir, tc.args...))
+		if r.status != 255 || !strings.HasPrefix(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("fan %q: status %d, stderr %q; want 255 and one line starting %q", tc.args, r.status, r.stderr, tc.want)
+		}
 	}
 }

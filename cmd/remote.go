@@ -35,6 +35,8 @@ type RemoteOptions struct {
 	TRC           []string      // --trc: --transfer --return FILE --cleanup
 	Base          []string      // --basefile, --bf
 	FilterHosts   bool          // --filter-hosts
+	OnAll         bool          // --onall
+	NonAll        bool          // --nonall
 }
 
 // defaultHostTimeout is how long jobs wait while no host can be reached.
@@ -53,6 +55,8 @@ func addRemoteFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&r.Cleanup, "cleanup", false, "remove the files of --transfer and --return from the host once the job is done")
 	f.StringArrayVar(&r.TRC, "trc", nil, "--transfer --return `FILE` --cleanup; repeatable")
 	f.StringArrayVar(&r.Base, "basefile", nil, "copy `FILE` to each host once, before its first job, into --workdir or the login's home (removed at the end with --cleanup; also --bf); repeatable")
+	f.BoolVar(&r.OnAll, "onall", false, "run every item on every host: one job per host runs them there in turn (up to -j hosts at once, all without -j); its output comes whole, --tag names the host, the exit status counts the hosts where a job failed")
+	f.BoolVar(&r.NonAll, "nonall", false, "run the command once on every host, with no argument and no input (as --onall)")
 	f.BoolVar(&r.FilterHosts, "filter-hosts", false, "before the first job, try every host and drop for the run those that cannot be reached (each named on stderr)")
 	durationVar(f, &r.HostTimeout, "host-timeout", "while no host can be reached, wait `D` before giving up the jobs not started (default 5m)")
 }
@@ -76,6 +80,7 @@ type remoteSpec struct {
 	// base are the files each host gets once (--basefile), into baseDir.
 	base    []string
 	baseDir string
+	all     *onAll // --onall, --nonall: set by attach
 }
 
 // checkRemote reads -S, --sshloginfile and --ssh, and sets c.remote (nil
@@ -87,7 +92,7 @@ func (c *Config) checkRemote() error {
 		return err
 	}
 	if len(r.Logins) == 0 && len(r.LoginFiles) == 0 {
-		for _, name := range []string{"ssh", "host-timeout", "transfer", "transferfile", "return", "cleanup", "trc", "basefile", "filter-hosts"} {
+		for _, name := range []string{"ssh", "host-timeout", "transfer", "transferfile", "return", "cleanup", "trc", "basefile", "filter-hosts", "onall", "nonall"} {
 			if c.set(name) {
 				return usageErrorf("--%s is for jobs on other hosts: give the hosts with -S or --sshloginfile", name)
 			}
@@ -177,6 +182,9 @@ func (c *Config) checkRemote() error {
 		spec.baseDir = wd
 	}
 	c.remote = spec
+	if c.Remote.OnAll || c.Remote.NonAll {
+		return c.checkOnAll(remote.Dedupe(all))
+	}
 	c.jobs = 0
 	for _, l := range all {
 		switch n := l.Slots; {
@@ -228,6 +236,9 @@ func (r *remoteSpec) logins() []remote.Login {
 // stops that, and closes every host's connections; call it once the pool
 // has ended.
 func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), stopIntake func()) (func(), error) {
+	if c.Remote.OnAll || c.Remote.NonAll {
+		return r.attachAll(c, pool)
+	}
 	for _, t := range r.transfer {
 		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.replace))
 	}

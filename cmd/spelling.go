@@ -33,10 +33,10 @@ var spellings = map[string]string{
 // since parallel's --retry-failed begins so too.
 var elsewhere = strings.Fields(`block-timeout bibtex citation
 	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
-	decompress-program embed files filter-hosts gnu group-by hostgroups
+	decompress-program embed files gnu group-by hostgroups
 	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
-	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
-	number-of-threads onall open-tty output-as-files plus profile
+	nice no-keep-order noswap number-of-cores number-of-cpus number-of-sockets
+	number-of-threads open-tty output-as-files plus profile
 	record-env remove-rec-sep retry-failed rsync-opts
 	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
 	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay

@@ -47,7 +47,7 @@ type Slots struct {
 	cpus      bool               // jobs needs the host's CPU count
 	env       []string           // names of the variables jobs get (--env)
 	localCPUs int                // this machine's, for ":"
-	base      *files             // --basefile; nil: none
+	base      *Base              // --basefile; nil: none
 	cleanBase bool
 	filtering bool // until Filter has run: the first probes are quiet (s.mu)
 
@@ -138,10 +138,7 @@ func NewSlots(logins []Login, c SlotsConfig) (*Slots, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.localCPUs = c.LocalCPUs
 	s.filtering = c.FilterHosts
-	if len(c.Base) > 0 {
-		s.base = &files{job: &job{dir: c.BaseDir}, f: &runner.Files{Transfer: c.Base, Cleanup: true}, flag: "--basefile"}
-		s.cleanBase = c.CleanBase
-	}
+	s.base, s.cleanBase = NewBase(c.Base, c.BaseDir), c.CleanBase
 	if err := s.SetLogins(logins); err != nil {
 		s.Close()
 		return nil, err
@@ -313,7 +310,7 @@ func (s *Slots) probeOnce(p *place) error {
 	known, based := p.limit > 0, p.based || s.base == nil
 	s.mu.Unlock()
 	if !based {
-		if err := p.host.send(ctx, s.base); err != nil {
+		if err := s.base.Send(ctx, p.host); err != nil {
 			return err
 		}
 		s.mu.Lock()
@@ -635,10 +632,8 @@ func (s *Slots) removeBase(places []*place) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var msg strings.Builder
-			s.base.back(p.host, &msg)
-			if msg.Len() > 0 {
-				s.say(strings.TrimSuffix(msg.String(), "\n"))
+			if msg := s.base.Remove(p.host); msg != "" {
+				s.say(msg)
 			}
 		}()
 	}
