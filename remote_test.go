@@ -87,14 +87,29 @@ func sharedDir(t *testing.T, dir string) string {
 // started); it fails t, with fan's stderr so far, after 30 s.
 func awaitFiles(t *testing.T, dir string, n int, stderr *bytes.Buffer) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	await(t, fmt.Sprintf("%d files in %s", n, dir), stderr, func() bool {
 		ents, _ := os.ReadDir(dir)
-		if len(ents) >= n {
-			return
-		}
+		return len(ents) >= n
+	})
+}
+
+// awaitLines waits for n lines in the file at path (jobs append them).
+func awaitLines(t *testing.T, path string, n int, stderr *bytes.Buffer) {
+	t.Helper()
+	await(t, fmt.Sprintf("%d lines in %s", n, path), stderr, func() bool {
+		b, _ := os.ReadFile(path)
+		return strings.Count(string(b), "\n") >= n
+	})
+}
+
+// await waits for done to hold; after 30 s it fails t, saying what it
+// waited for, with fan's stderr so far.
+func await(t *testing.T, what string, stderr *bytes.Buffer, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d jobs never started; stderr:\n%s", n, stderr.String())
+			t.Fatalf("no %s after 30 s; stderr:\n%s", what, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -257,18 +272,7 @@ func TestRemoteHostKilledMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Once h1 has run some jobs, it dies mid-job.
-	started := filepath.Join(shared, "started."+hs.Hosts[0].User)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, _ := os.ReadFile(started)
-		if strings.Count(string(b), "\n") >= 5 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("h1 never ran 5 jobs; stderr so far:\n%s", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 5, &errb)
 	hs.Hosts[0].Kill()
 	status, err := exitCode(c.Wait())
 	if err != nil {
@@ -672,5 +676,117 @@ func TestRemoteOnAll(t *testing.T) {
 		if r.status != 255 || !strings.HasPrefix(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("fan %q: status %d, stderr %q; want 255 and one line starting %q", tc.args, r.status, r.stderr, tc.want)
 		}
+	}
+}
+
+func TestRemoteHostGoesSilent(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	shared := sharedDir(t, dir)
+	var items []string
+	for i := 1; i <= 16; i++ {
+		items = append(items, fmt.Sprint(i))
+	}
+	job := fmt.Sprintf(`echo {} >> %s/started.$(whoami); sleep 0.5; echo {}`, shared)
+	c := remoteFan(t, hs, dir, append([]string{"-S", "2/h1,2/h2", "--joblog", "log", job, ":::"}, items...)...)
+	out, errb := startFan(t, c)
+	killer := time.AfterFunc(2*time.Minute, func() { c.Process.Kill() })
+	defer killer.Stop()
+	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 3, errb)
+	// h1 stops answering: its sshd and sessions are stopped, its
+	// connections stay open. fan notices by ssh's keep-alives (the test
+	// configuration's ServerAliveInterval 1, ServerAliveCountMax 3), and
+	// the items h1 held run on h2.
+	hs.Hosts[0].Stop()
+	status, err := exitCode(c.Wait())
+	hs.Hosts[0].Cont()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 0 || strings.Join(sortedLines(out.String()), " ") != strings.Join(sortedLines(strings.Join(items, "\n")), " ") {
+		t.Errorf("status %d, stdout %q: want 0 and every item once; stderr:\n%s", status, out.String(), errb.String())
+	}
+	if n := strings.Count(errb.String(), "host h1 cannot be reached"); n != 1 {
+		t.Errorf("stderr names the silent host %d times, want once:\n%s", n, errb.String())
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || !strings.HasSuffix(hosts[0], "exit 0") {
+			t.Errorf("job %s logged as %v, want once, succeeded", seq, hosts)
+		}
+	}
+	// Once it answers again, it sees the connections gone and ends what
+	// fan had started there (the jobs' lifelines).
+	hs.Hosts[0].WaitClean(t, 15*time.Second)
+	hs.Hosts[1].WaitClean(t, 5*time.Second)
+}
+
+func TestRemoteThirdCtrlCKillsAtOnce(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	shared := sharedDir(t, dir)
+	// The jobs ignore TERM and INT, and the termination sequence would
+	// wait 100 s before its KILL: only the third Ctrl-C ends them soon.
+	job := fmt.Sprintf(`trap "" TERM INT; touch %s/{}; sleep 300 & sleep 300`, shared)
+	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--termseq", "TERM,100000,KILL,25", "--failures", "failed", job, ":::", "a", "b", "c")
+	_, errb := startFan(t, c)
+	awaitFiles(t, shared, 2, errb)
+	begin := time.Now()
+	for range 3 {
+		c.Process.Signal(syscall.SIGINT)
+		time.Sleep(500 * time.Millisecond) // each a press of its own
+	}
+	status, err := exitCode(c.Wait())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); status != 130 || took > 20*time.Second {
+		t.Errorf("status %d after %v, want 130 soon; stderr:\n%s", status, took, errb.String())
+	}
+	noLeftovers(t, hs)
+}
+
+func TestRemoteBooksAndResume(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// The failures file and its JSON lines, the joblog and --results work
+	// as locally; the JSON lines and the joblog name the host.
+	job := `echo out {}; [ {} != b ]`
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--joblog", "log", "--failures", "failed", "--results", "res", job, ":::", "a", "b", "c"))
+	if r.status != 1 {
+		t.Errorf("status %d, want 1; stderr:\n%s", r.status, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "failed")); string(b) != "b\n" {
+		t.Errorf("failures file %q, want b", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "failed.jsonl")); !strings.Contains(string(b), `"host":"h1"`) {
+		t.Errorf("failures record %q does not name the host", b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "res", "1", "b", "stdout")); err != nil || string(b) != "out b\n" {
+		t.Errorf("--results: b's stdout %q (%v)", b, err)
+	}
+	// --resume-failed runs again only what failed, on whichever host.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h2", "--joblog", "log", "--resume-failed", `echo again {}`, ":::", "a", "b", "c"))
+	if r.status != 0 || r.stdout != "again b\n" {
+		t.Errorf("--resume-failed: status %d, stdout %q, want only b again; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	logged := joblogHosts(t, filepath.Join(dir, "log"))
+	if got := strings.Join(logged["2"], ","); got != "h1 exit 1,h2 exit 0" {
+		t.Errorf("joblog rows of job 2: %q, want h1's failure then h2's success", got)
+	}
+}
+
+func TestRemoteSSHFlagWinsAndTf(t *testing.T) {
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("carried\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// --ssh wins over $PARALLEL_SSH (here a command that cannot reach
+	// anything); --tf is --transferfile.
+	c := remoteFan(t, hs, dir, "--ssh", hs.SSHCommand(), "-S", "1/h1", "--tf", "in.txt", "cat in.txt; echo {}", ":::", "x")
+	c.Env = append(c.Env, "PARALLEL_SSH=false")
+	r := run(t, c)
+	if r.status != 0 || r.stdout != "carried\nx\n" {
+		t.Errorf("status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
 	}
 }
