@@ -6,8 +6,9 @@
 //	sshhosts [-n 2] [-shell /bin/sh] READY
 //
 // Once the hosts accept connections it writes READY: a shell fragment
-// setting PARALLEL_SSH (the ssh command that reaches the hosts h1, h2, ...)
-// and SSHHOSTS_USERS (their users). It then waits for SIGTERM, SIGINT or
+// setting PARALLEL_SSH (the ssh command that reaches the hosts h1, h2, ...),
+// SSHHOSTS_USERS (their users) and SSHHOSTS_PIDS (their listening sshd
+// processes, whose children's CPU times add up what the hosts spent). It then waits for SIGTERM, SIGINT or
 // SIGHUP, takes the hosts down (their sshd, and whatever runs as their
 // users) and exits. It needs root, as the tests do.
 package main
@@ -49,11 +50,12 @@ func run(n int, shell, ready string) (status int) {
 		tb.teardown()
 	}()
 	hs := sshtest.Start(tb, n, sshtest.Options{Shell: shell})
-	users := make([]string, len(hs.Hosts))
+	users, pids := make([]string, len(hs.Hosts)), make([]string, len(hs.Hosts))
 	for i, h := range hs.Hosts {
-		users[i] = h.User
+		users[i], pids[i] = h.User, fmt.Sprint(h.DaemonPID())
 	}
-	text := fmt.Sprintf("PARALLEL_SSH=%s\nSSHHOSTS_USERS='%s'\n", quote(hs.SSHCommand()), strings.Join(users, " "))
+	text := fmt.Sprintf("PARALLEL_SSH=%s\nSSHHOSTS_USERS='%s'\nSSHHOSTS_PIDS='%s'\n",
+		quote(hs.SSHCommand()), strings.Join(users, " "), strings.Join(pids, " "))
 	tmp := ready + ".tmp"
 	if err := os.WriteFile(tmp, []byte(text), 0o644); err == nil {
 		err = os.Rename(tmp, ready)

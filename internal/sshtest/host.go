@@ -194,6 +194,14 @@ func (h *Host) daemon() (int, chan struct{}) {
 	return h.sshd.Process.Pid, h.done
 }
 
+// DaemonPID is the pid of the host's listening sshd, 0 while it is down.
+// The CPU time of the sessions it served adds up in its children's times
+// (/proc/PID/stat) once they have ended.
+func (h *Host) DaemonPID() int {
+	pid, _ := h.daemon()
+	return pid
+}
+
 // targets are the host's sshd (listener and the processes it forked for
 // connections) and every process of its user.
 func (h *Host) targets() []int {
