@@ -386,13 +386,12 @@ func TestRemoteLoginFileIsReadAgain(t *testing.T) {
 	if err := os.WriteFile(slf, []byte("# the first host\n1/h1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := remoteFan(t, hs, dir, "--slf", "hosts", "--joblog", "log", "sleep 0.3; whoami; : {}", ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(800 * time.Millisecond)
+	shared := sharedDir(t, dir)
+	c := remoteFan(t, hs, dir, "--slf", "hosts", "--joblog", "log", fmt.Sprintf("touch %s/{}; sleep 0.3; whoami", shared), ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+	out, errb := startFan(t, c)
+	// Once h1 runs a job (however long it took to answer), the file
+	// names h2 instead.
+	awaitFiles(t, shared, 1, errb)
 	if err := os.WriteFile(slf, []byte("1/h2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
