@@ -39,20 +39,25 @@ man:
 	$(GO) run ./internal/mangen > man/fan.1
 
 ## bench: run the shared workloads against fan, xargs and GNU parallel in one
-## run, then fan's extra workloads (bench/extra.sh), and print medians and
-## ratios. Knobs pass through as make or environment variables, e.g.
+## run, then fan's extra workloads (bench/extra.sh) and the remote one over two
+## local sshd hosts (bench/remote.sh: needs root, sshd and GNU parallel, else
+## it says it skipped), and print medians and ratios. Knobs pass through as
+## make or environment variables, e.g.
 ##   make bench N=1000 RUNS=3 WORKLOADS="W1 W2" EXTRA="W1s owncpu"
 ## (bench.sh: TOOLS WORKLOADS N RUNS RUNS_SHORT W3_BYTES W3_JOBS W3_MODES;
 ## extra.sh: EXTRA J1000_N; its pipe-mode workloads, bench/pipe.sh: PIPE_BYTES
-## PIPE_BLOCK PIPE_RUNS PIPE_DIR). Results go to BENCH_RESULTS.
+## PIPE_BLOCK PIPE_RUNS PIPE_DIR; remote.sh: N_REMOTE RUNS_REMOTE). Results go
+## to BENCH_RESULTS.
 BENCH_RESULTS ?= $(or $(TMPDIR),/tmp)/fan-bench/$(shell date -u +%Y%m%dT%H%M%SZ)
 bench: build
 	mkdir -p $(BENCH_RESULTS)
 	RESULTS=$(BENCH_RESULTS) FAN_BIN=$(CURDIR)/$(BIN) $(SHARED)/bench/bench.sh
 	RESULTS=$(BENCH_RESULTS) FAN_BIN=$(CURDIR)/$(BIN) SHARED_BENCH=$(SHARED)/bench \
 		bench/extra.sh > $(BENCH_RESULTS)/extra.md
+	RESULTS=$(BENCH_RESULTS) FAN_BIN=$(CURDIR)/$(BIN) SHARED_BENCH=$(SHARED)/bench \
+		bench/remote.sh > $(BENCH_RESULTS)/remote.md
 	$(SHARED)/bench/report.py $(BENCH_RESULTS) | tee $(BENCH_RESULTS)/report.md
-	cat $(BENCH_RESULTS)/extra.md
+	cat $(BENCH_RESULTS)/extra.md $(BENCH_RESULTS)/remote.md
 	@echo "results: $(BENCH_RESULTS)"
 
 install: build

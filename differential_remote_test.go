@@ -35,6 +35,11 @@ func TestDifferentialRemote(t *testing.T) {
 		{"hostile-in-shell-line", append([]string{"-k", "-S", "1/h1,1/h2", `printf '%s|' {} {}; echo`, ":::"}, hostile[:8]...)},
 		{"exit-statuses", []string{"-k", "-S", "1/h1,1/h2", "echo {}; exit {}", ":::", "0", "3", "0", "5"}},
 		{"hosts-see-their-own", []string{"-k", "-S", "1/h1", "--tag", "test -d ~ && echo home {}", ":::", "x", "y"}},
+		{"nonall", []string{"-k", "--nonall", "-S", "h1,h2", "test -d ~ && echo home; echo $# {}"}},
+		{"nonall-failing", []string{"-k", "--nonall", "-S", "h1,h2", "echo x; exit 3"}},
+		{"onall", []string{"-k", "--onall", "-S", "h1,h2", "echo {}; [ {} != b ]", ":::", "a", "b", "c"}},
+		{"onall-tag", []string{"-k", "--tag", "--onall", "-S", "2/h1,h2", "echo", ":::", "x", "y"}},
+		{"onall-two-sources", []string{"-k", "--onall", "-S", "h1,h2", "-j1", "echo {1}-{2}; exit {2}", ":::", "a", "b", ":::", "0", "1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,6 +60,61 @@ func noLeftovers(t *testing.T, hs *sshtest.Hosts) {
 	}
 }
 
+// startFan starts c, and returns what it writes on stdout and stderr.
+func startFan(t *testing.T, c *exec.Cmd) (stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	c.Stdout, c.Stderr = stdout, stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr
+}
+
+// sharedDir makes a directory in dir that the hosts' users can write in,
+// for jobs to leave marks in.
+func sharedDir(t *testing.T, dir string) string {
+	t.Helper()
+	shared := filepath.Join(dir, "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(shared, 0o777) // beyond the umask
+	return shared
+}
+
+// awaitFiles waits for n files in dir (the jobs that make them to have
+// started); it fails t, with fan's stderr so far, after 30 s.
+func awaitFiles(t *testing.T, dir string, n int, stderr *bytes.Buffer) {
+	t.Helper()
+	await(t, fmt.Sprintf("%d files in %s", n, dir), stderr, func() bool {
+		ents, _ := os.ReadDir(dir)
+		return len(ents) >= n
+	})
+}
+
+// awaitLines waits for n lines in the file at path (jobs append them).
+func awaitLines(t *testing.T, path string, n int, stderr *bytes.Buffer) {
+	t.Helper()
+	await(t, fmt.Sprintf("%d lines in %s", n, path), stderr, func() bool {
+		b, _ := os.ReadFile(path)
+		return strings.Count(string(b), "\n") >= n
+	})
+}
+
+// await waits for done to hold; after 30 s it fails t, saying what it
+// waited for, with fan's stderr so far.
+func await(t *testing.T, what string, stderr *bytes.Buffer, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 30 s; stderr:\n%s", what, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // joblogHosts reads a joblog: the Host column of each Seq.
 func joblogHosts(t *testing.T, path string) map[string][]string {
 	t.Helper()
@@ -217,18 +272,7 @@ func TestRemoteHostKilledMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Once h1 has run some jobs, it dies mid-job.
-	started := filepath.Join(shared, "started."+hs.Hosts[0].User)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, _ := os.ReadFile(started)
-		if strings.Count(string(b), "\n") >= 5 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("h1 never ran 5 jobs; stderr so far:\n%s", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 5, &errb)
 	hs.Hosts[0].Kill()
 	status, err := exitCode(c.Wait())
 	if err != nil {
@@ -311,27 +355,11 @@ func TestRemoteHaltNowKillsTheOtherJobs(t *testing.T) {
 func TestRemoteCtrlCDrainsThenKills(t *testing.T) {
 	hs := sshtest.Start(t, 2, sshtest.Options{})
 	dir := t.TempDir()
-	shared := filepath.Join(dir, "shared")
-	os.Mkdir(shared, 0o777)
-	os.Chmod(shared, 0o777)
+	shared := sharedDir(t, dir)
 	job := fmt.Sprintf(`touch %s/{}; sleep 300 & sleep 300`, shared)
 	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--failures", "failed", job, ":::", "a", "b", "c", "d")
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ents, _ := os.ReadDir(shared)
-		if len(ents) == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the first two jobs never started; stderr:\n%s", errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	_, errb := startFan(t, c)
+	awaitFiles(t, shared, 2, errb)
 	c.Process.Signal(syscall.SIGINT)
 	time.Sleep(500 * time.Millisecond) // a second press, not the same one
 	c.Process.Signal(syscall.SIGINT)
@@ -358,13 +386,12 @@ func TestRemoteLoginFileIsReadAgain(t *testing.T) {
 	if err := os.WriteFile(slf, []byte("# the first host\n1/h1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := remoteFan(t, hs, dir, "--slf", "hosts", "--joblog", "log", "sleep 0.3; whoami; : {}", ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(800 * time.Millisecond)
+	shared := sharedDir(t, dir)
+	c := remoteFan(t, hs, dir, "--slf", "hosts", "--joblog", "log", fmt.Sprintf("touch %s/{}; sleep 0.3; whoami", shared), ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+	out, errb := startFan(t, c)
+	// Once h1 runs a job (however long it took to answer), the file
+	// names h2 instead.
+	awaitFiles(t, shared, 1, errb)
 	if err := os.WriteFile(slf, []byte("1/h2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -496,5 +523,269 @@ func TestRemoteTransferReturnCleanup(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+func TestRemoteBasefileOncePerHost(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "it's base"), []byte("shared data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Each job appends to the base file on its host: had it been copied
+	// again before a later job, that job would see one line only.
+	job := `echo {} >> "it's base"; wc -l < "it's base"; sleep 0.5`
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--bf", "it's base", job, ":::", "1", "2", "3", "4", "5", "6"))
+	if r.status != 0 {
+		t.Fatalf("status %d; stderr:\n%s", r.status, r.stderr)
+	}
+	if got := strings.Join(sortedLines(r.stdout), " "); got == "2 2 2 2 2 2" || strings.Count(r.stdout, "\n") != 6 {
+		t.Errorf("line counts %q: the base file was copied before every job", got)
+	}
+	for _, h := range hs.Hosts {
+		b, err := os.ReadFile(filepath.Join(h.Home(), "it's base"))
+		if err != nil || !strings.HasPrefix(string(b), "shared data\n") {
+			t.Errorf("%s: base file %q (%v)", h.Name, b, err)
+		}
+	}
+	// With --cleanup it is gone from the hosts at the end, and in a
+	// fixed --workdir it lands there.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--bf", "it's base", "--cleanup", "--wd", "w", `cat "it's base"; : {}`, ":::", "1", "2"))
+	if r.status != 0 || r.stdout != "shared data\nshared data\n" {
+		t.Errorf("--cleanup --wd w: status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	for _, h := range hs.Hosts {
+		if _, err := os.Stat(filepath.Join(h.Home(), "w", "it's base")); !os.IsNotExist(err) {
+			t.Errorf("%s: --cleanup left the base file (%v)", h.Name, err)
+		}
+	}
+	// A base file that cannot be read is refused before any job.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--bf", "missing", "echo", ":::", "1"))
+	if r.status != 255 || r.stdout != "" || r.stderr != "fan: --basefile: cannot read \"missing\": no such file or directory (give a file that each host needs)\n" {
+		t.Errorf("missing base file: status %d, stdout %q, stderr %q", r.status, r.stdout, r.stderr)
+	}
+}
+
+func TestRemoteFilterHostsDropsTheDownOnes(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	hs.Hosts[1].Down()
+	dir := t.TempDir()
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--filter-hosts", "--joblog", "log", "echo {}", ":::", "a", "b", "c"))
+	if r.status != 0 || strings.Join(sortedLines(r.stdout), " ") != "a b c" {
+		t.Errorf("status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	want := "fan: --filter-hosts: dropping host h2, which cannot be reached (ssh: connect to host"
+	if !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("stderr %q, want one line starting %q", r.stderr, want)
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || hosts[0] != "h1 exit 0" {
+			t.Errorf("job %s logged as %v, want once, on h1", seq, hosts)
+		}
+	}
+	// Every host dropped: nothing runs, exit 255, the items stay unread.
+	hs.Hosts[0].Down()
+	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--filter-hosts", "echo")
+	c.Stdin = strings.NewReader("x\n")
+	r = run(t, c)
+	if r.status != 255 || r.stdout != "" || !strings.HasSuffix(r.stderr, "fan: --filter-hosts: no host can be reached: not running any job (check the logins with ssh LOGIN true)\n") || strings.Count(r.stderr, "\n") != 3 {
+		t.Errorf("every host down: status %d, stdout %q, stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+}
+
+func TestRemoteRetryPrefersAnotherHost(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// Jobs fail at once on h1, where a marker file is, and succeed slowly
+	// on h2: a retry that went where a slot is free first would go back
+	// to h1 and fail again.
+	bad := filepath.Join(hs.Hosts[0].Home(), "bad")
+	if err := os.WriteFile(bad, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	job := `if [ -e bad ]; then echo "{} failed on $(whoami)" >&2; exit 1; fi; sleep 0.5; echo {}`
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--retries", "2", "--joblog", "log", job, ":::", "a", "b", "c", "d"))
+	if r.status != 0 || strings.Join(sortedLines(r.stdout), " ") != "a b c d" {
+		t.Errorf("status %d, stdout %q, want every item once, run on h2; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || hosts[0] != "h2 exit 0" {
+			t.Errorf("job %s logged as %v, want once, succeeded on h2", seq, hosts)
+		}
+	}
+	// With h1 the only host, the retry runs there again.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--retries", "2", job, ":::", "a"))
+	if r.status != 1 || strings.Count(r.stderr, "a failed on "+hs.Hosts[0].User) != 1 {
+		t.Errorf("one host: status %d, stderr:\n%s", r.status, r.stderr)
+	}
+}
+
+func TestRemoteOnAll(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// Items from stdin reach every host; each host runs them in turn, and
+	// the joblog has one row per host, naming it, with the number of its
+	// jobs that failed; the exit status counts the hosts where one did.
+	c := remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", "-k", "--joblog", "log", "--timeout", "2",
+		`echo {} $(whoami); if [ {} = slow ] && [ $(whoami) = `+hs.Hosts[1].User+` ]; then sleep 300 & sleep 300; fi`)
+	c.Stdin = strings.NewReader("a\nslow\nb\n")
+	start := time.Now()
+	r := run(t, c)
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %v: the timed out job was not stopped", took)
+	}
+	u1, u2 := hs.Hosts[0].User, hs.Hosts[1].User
+	want := fmt.Sprintf("a %s\nslow %s\nb %s\na %s\nslow %s\nb %s\n", u1, u1, u1, u2, u2, u2)
+	if r.status != 1 || r.stdout != want {
+		t.Errorf("status %d, stdout %q, want 1 (one host had a job fail) and %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "fan: job 2 timed out after 2.0s and was stopped") {
+		t.Errorf("stderr does not tell of the timeout:\n%s", r.stderr)
+	}
+	logged := joblogHosts(t, filepath.Join(dir, "log"))
+	if len(logged) != 2 || strings.Join(logged["1"], "") != "h1 exit 0" || strings.Join(logged["2"], "") != "h2 exit 1" {
+		t.Errorf("joblog rows %v, want h1 exit 0 and h2 exit 1", logged)
+	}
+	noLeftovers(t, hs)
+
+	// A drain stops the hosts' next jobs; the running ones finish.
+	shared := sharedDir(t, dir)
+	c = remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", fmt.Sprintf(`touch %s/{}.$(whoami); sleep 1; echo {}`, shared), ":::", "1", "2", "3")
+	out, errb := startFan(t, c)
+	awaitFiles(t, shared, 2, errb)
+	c.Process.Signal(syscall.SIGINT)
+	status, err := exitCode(c.Wait())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 130 || out.String() != "1\n1\n" || strings.Count(errb.String(), ": 2 jobs not started: the run is stopping") != 2 {
+		t.Errorf("after Ctrl-C: status %d, stdout %q, want 130 and each host's first job; stderr:\n%s", status, out.String(), errb.String())
+	}
+	noLeftovers(t, hs)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nonall", "-S", "h1", "echo", ":::", "a"}, "fan: --nonall runs the command once on each host with no argument, and takes no input"},
+		{[]string{"--onall", "-S", "h1", "--failures", "f", "echo", ":::", "a"}, "fan: --onall cannot be used with --failures"},
+		{[]string{"--onall", "echo", ":::", "a"}, "fan: --onall is for jobs on other hosts"},
+	} {
+		r := run(t, remoteFan(t, hs, dir, tc.args...))
+		if r.status != 255 || !strings.HasPrefix(r.stderr, tc.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("fan %q: status %d, stderr %q; want 255 and one line starting %q", tc.args, r.status, r.stderr, tc.want)
+		}
+	}
+}
+
+func TestRemoteHostGoesSilent(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	shared := sharedDir(t, dir)
+	var items []string
+	for i := 1; i <= 16; i++ {
+		items = append(items, fmt.Sprint(i))
+	}
+	job := fmt.Sprintf(`echo {} >> %s/started.$(whoami); sleep 0.5; echo {}`, shared)
+	c := remoteFan(t, hs, dir, append([]string{"-S", "2/h1,2/h2", "--joblog", "log", job, ":::"}, items...)...)
+	out, errb := startFan(t, c)
+	killer := time.AfterFunc(2*time.Minute, func() { c.Process.Kill() })
+	defer killer.Stop()
+	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 3, errb)
+	// h1 stops answering: its sshd and sessions are stopped, its
+	// connections stay open. fan notices by ssh's keep-alives (the test
+	// configuration's ServerAliveInterval 1, ServerAliveCountMax 3), and
+	// the items h1 held run on h2.
+	hs.Hosts[0].Stop()
+	status, err := exitCode(c.Wait())
+	hs.Hosts[0].Cont()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status != 0 || strings.Join(sortedLines(out.String()), " ") != strings.Join(sortedLines(strings.Join(items, "\n")), " ") {
+		t.Errorf("status %d, stdout %q: want 0 and every item once; stderr:\n%s", status, out.String(), errb.String())
+	}
+	if n := strings.Count(errb.String(), "host h1 cannot be reached"); n != 1 {
+		t.Errorf("stderr names the silent host %d times, want once:\n%s", n, errb.String())
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || !strings.HasSuffix(hosts[0], "exit 0") {
+			t.Errorf("job %s logged as %v, want once, succeeded", seq, hosts)
+		}
+	}
+	// Once it answers again, it sees the connections gone and ends what
+	// fan had started there (the jobs' lifelines).
+	hs.Hosts[0].WaitClean(t, 15*time.Second)
+	hs.Hosts[1].WaitClean(t, 5*time.Second)
+}
+
+func TestRemoteThirdCtrlCKillsAtOnce(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	shared := sharedDir(t, dir)
+	// The jobs ignore TERM and INT, and the termination sequence would
+	// wait 100 s before its KILL: only the third Ctrl-C ends them soon.
+	job := fmt.Sprintf(`trap "" TERM INT; touch %s/{}; sleep 300 & sleep 300`, shared)
+	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--termseq", "TERM,100000,KILL,25", "--failures", "failed", job, ":::", "a", "b", "c")
+	_, errb := startFan(t, c)
+	awaitFiles(t, shared, 2, errb)
+	begin := time.Now()
+	for range 3 {
+		c.Process.Signal(syscall.SIGINT)
+		time.Sleep(500 * time.Millisecond) // each a press of its own
+	}
+	status, err := exitCode(c.Wait())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); status != 130 || took > 20*time.Second {
+		t.Errorf("status %d after %v, want 130 soon; stderr:\n%s", status, took, errb.String())
+	}
+	noLeftovers(t, hs)
+}
+
+func TestRemoteBooksAndResume(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	// The failures file and its JSON lines, the joblog and --results work
+	// as locally; the JSON lines and the joblog name the host.
+	job := `echo out {}; [ {} != b ]`
+	r := run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--joblog", "log", "--failures", "failed", "--results", "res", job, ":::", "a", "b", "c"))
+	if r.status != 1 {
+		t.Errorf("status %d, want 1; stderr:\n%s", r.status, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "failed")); string(b) != "b\n" {
+		t.Errorf("failures file %q, want b", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "failed.jsonl")); !strings.Contains(string(b), `"host":"h1"`) {
+		t.Errorf("failures record %q does not name the host", b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "res", "1", "b", "stdout")); err != nil || string(b) != "out b\n" {
+		t.Errorf("--results: b's stdout %q (%v)", b, err)
+	}
+	// --resume-failed runs again only what failed, on whichever host.
+	r = run(t, remoteFan(t, hs, dir, "-S", "1/h2", "--joblog", "log", "--resume-failed", `echo again {}`, ":::", "a", "b", "c"))
+	if r.status != 0 || r.stdout != "again b\n" {
+		t.Errorf("--resume-failed: status %d, stdout %q, want only b again; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	logged := joblogHosts(t, filepath.Join(dir, "log"))
+	if got := strings.Join(logged["2"], ","); got != "h1 exit 1,h2 exit 0" {
+		t.Errorf("joblog rows of job 2: %q, want h1's failure then h2's success", got)
+	}
+}
+
+func TestRemoteSSHFlagWinsAndTf(t *testing.T) {
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("carried\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// --ssh wins over $PARALLEL_SSH (here a command that cannot reach
+	// anything); --tf is --transferfile.
+	c := remoteFan(t, hs, dir, "--ssh", hs.SSHCommand(), "-S", "1/h1", "--tf", "in.txt", "cat in.txt; echo {}", ":::", "x")
+	c.Env = append(c.Env, "PARALLEL_SSH=false")
+	r := run(t, c)
+	if r.status != 0 || r.stdout != "carried\nx\n" {
+		t.Errorf("status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
 	}
 }

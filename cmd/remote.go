@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,10 @@ type RemoteOptions struct {
 	Return        []string      // --return
 	Cleanup       bool          // --cleanup
 	TRC           []string      // --trc: --transfer --return FILE --cleanup
+	Base          []string      // --basefile, --bf
+	FilterHosts   bool          // --filter-hosts
+	OnAll         bool          // --onall
+	NonAll        bool          // --nonall
 }
 
 // defaultHostTimeout is how long jobs wait while no host can be reached.
@@ -49,6 +54,10 @@ func addRemoteFlags(f *pflag.FlagSet, o *Options) {
 	f.StringArrayVar(&r.Return, "return", nil, "copy `FILE` (it may hold {}) back from the job's host when it has ended; repeatable")
 	f.BoolVar(&r.Cleanup, "cleanup", false, "remove the files of --transfer and --return from the host once the job is done")
 	f.StringArrayVar(&r.TRC, "trc", nil, "--transfer --return `FILE` --cleanup; repeatable")
+	f.StringArrayVar(&r.Base, "basefile", nil, "copy `FILE` to each host once, before its first job, into --workdir or the login's home (removed at the end with --cleanup; also --bf); repeatable")
+	f.BoolVar(&r.OnAll, "onall", false, "run every item on every host: one job per host runs them there in turn (up to -j hosts at once, all without -j); its output comes whole, --tag names the host, the exit status counts the hosts where a job failed")
+	f.BoolVar(&r.NonAll, "nonall", false, "run the command once on every host, with no argument and no input (as --onall)")
+	f.BoolVar(&r.FilterHosts, "filter-hosts", false, "before the first job, try every host and drop for the run those that cannot be reached (each named on stderr)")
 	durationVar(f, &r.HostTimeout, "host-timeout", "while no host can be reached, wait `D` before giving up the jobs not started (default 5m)")
 }
 
@@ -68,6 +77,10 @@ type remoteSpec struct {
 	// back; cleanup removes them from the host.
 	transfer, ret []string
 	cleanup       bool
+	// base are the files each host gets once (--basefile), into baseDir.
+	base    []string
+	baseDir string
+	all     *onAll // --onall, --nonall: set by attach
 }
 
 // checkRemote reads -S, --sshloginfile and --ssh, and sets c.remote (nil
@@ -79,7 +92,7 @@ func (c *Config) checkRemote() error {
 		return err
 	}
 	if len(r.Logins) == 0 && len(r.LoginFiles) == 0 {
-		for _, name := range []string{"ssh", "host-timeout", "transfer", "transferfile", "return", "cleanup", "trc"} {
+		for _, name := range []string{"ssh", "host-timeout", "transfer", "transferfile", "return", "cleanup", "trc", "basefile", "filter-hosts", "onall", "nonall"} {
 			if c.set(name) {
 				return usageErrorf("--%s is for jobs on other hosts: give the hosts with -S or --sshloginfile", name)
 			}
@@ -153,7 +166,25 @@ func (c *Config) checkRemote() error {
 	}
 	spec.ret = append(slices.Clone(r.Return), r.TRC...)
 	spec.cleanup = r.Cleanup || len(r.TRC) > 0
+	for _, name := range r.Base {
+		f, err := os.Open(name)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return usageErrorf("--basefile: cannot read %q: %v (give a file that each host needs)", name, err)
+		}
+		f.Close()
+	}
+	spec.base = r.Base
+	if wd := c.Runner.WorkDir; wd != remote.TempDir && wd != "." && !strings.Contains(wd, "{") {
+		spec.baseDir = wd
+	}
 	c.remote = spec
+	if c.Remote.OnAll || c.Remote.NonAll {
+		return c.checkOnAll(remote.Dedupe(all))
+	}
 	c.jobs = 0
 	for _, l := range all {
 		switch n := l.Slots; {
@@ -205,6 +236,9 @@ func (r *remoteSpec) logins() []remote.Login {
 // stops that, and closes every host's connections; call it once the pool
 // has ended.
 func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), stopIntake func()) (func(), error) {
+	if c.Remote.OnAll || c.Remote.NonAll {
+		return r.attachAll(c, pool)
+	}
 	for _, t := range r.transfer {
 		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.replace))
 	}
@@ -214,12 +248,16 @@ func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), s
 	pool.Cleanup = r.cleanup
 	jobs := r.jobs
 	slots, err := remote.NewSlots(nil, remote.SlotsConfig{
-		Config:    remote.Config{SSH: r.ssh},
-		Local:     pool.Exec,
-		Jobs:      jobs.Of,
-		CPUs:      !jobs.Given || jobs.Percent > 0 || jobs.Relative,
-		LocalCPUs: runner.CPUs(),
-		Env:       c.envNames(),
+		Config:      remote.Config{SSH: r.ssh},
+		Local:       pool.Exec,
+		Jobs:        jobs.Of,
+		CPUs:        !jobs.Given || jobs.Percent > 0 || jobs.Relative,
+		LocalCPUs:   runner.CPUs(),
+		Env:         c.envNames(),
+		Base:        r.base,
+		BaseDir:     r.baseDir,
+		CleanBase:   r.cleanup,
+		FilterHosts: c.Remote.FilterHosts,
 	})
 	if err != nil {
 		return nil, err
@@ -232,6 +270,18 @@ func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), s
 	if err := slots.SetLogins(r.logins()); err != nil {
 		slots.Close()
 		return nil, err
+	}
+	if c.Remote.FilterHosts {
+		ctx, cancel := context.WithTimeout(context.Background(), filterWait)
+		dropped, left := slots.Filter(ctx)
+		cancel()
+		for _, line := range dropped {
+			fmt.Fprintln(c.Streams.Err, line)
+		}
+		if left == 0 {
+			slots.Close()
+			return nil, errNoHostLeft
+		}
 	}
 	pool.Slots, pool.Exec = slots, slots
 	ctx, cancel := context.WithCancel(context.Background())
@@ -249,6 +299,13 @@ func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), s
 		slots.Close()
 	}, nil
 }
+
+// filterWait bounds how long --filter-hosts waits for the hosts to
+// answer: a silent host takes as long as ssh's ConnectTimeout, or this.
+const filterWait = 30 * time.Second
+
+// errNoHostLeft: --filter-hosts dropped every host.
+var errNoHostLeft = errors.New("--filter-hosts: no host can be reached: not running any job (check the logins with ssh LOGIN true)")
 
 // rereadEvery is how often the login files are read again.
 const rereadEvery = time.Second

@@ -168,6 +168,7 @@ func run(c *Config) outcome {
 				return failed(err)
 			}
 			defer closeHosts()
+			in = c.remote.intake(in)
 		}
 	}
 	notify := stream.Notify

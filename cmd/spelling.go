@@ -23,7 +23,7 @@ var spellings = map[string]string{
 	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice",
 	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 	"spreadstdin": "pipe", "pipe-part": "pipepart", "block-size": "block", "blocksize": "block",
-	"slf":        "sshloginfile",
+	"slf": "sshloginfile", "tf": "transferfile", "bf": "basefile",
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
@@ -31,12 +31,12 @@ var spellings = map[string]string{
 // have. A beginning that one of them shares with a flag of fan's is
 // ambiguous, as it is for them: --retry is not taken for --retry-delay,
 // since parallel's --retry-failed begins so too.
-var elsewhere = strings.Fields(`basefile block-timeout bibtex citation
+var elsewhere = strings.Fields(`block-timeout bibtex citation
 	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
-	decompress-program embed files filter-hosts gnu group-by hostgroups
+	decompress-program embed files gnu group-by hostgroups
 	interactive latest-line linkinputsource max-line-length-allowed memsuspend
-	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
-	number-of-threads onall open-tty output-as-files plus profile
+	nice no-keep-order noswap number-of-cores number-of-cpus number-of-sockets
+	number-of-threads open-tty output-as-files plus profile
 	record-env remove-rec-sep retry-failed rsync-opts
 	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
 	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay

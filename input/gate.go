@@ -42,6 +42,7 @@ type Gate struct {
 	rest    atomic.Int64 // bytes the closed gate may still read for it; -1 once used up
 	fd      int          // r's descriptor, when Read waits in poll; else -1
 	wake    int          // an eventfd that Close makes readable; -1 without fd
+	regular bool         // r is a regular file: a Read never waits for data
 }
 
 // finishWait is how long a closed gate waits for each byte of the rest of
@@ -56,6 +57,8 @@ func NewGate(r io.Reader) *Gate {
 	g := &Gate{r: r, fd: -1, wake: -1}
 	if f, ok := r.(*os.File); ok {
 		g.fd = mayBlock(f)
+		st, err := f.Stat()
+		g.regular = err == nil && st.Mode().IsRegular()
 	}
 	if g.fd >= 0 {
 		wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
@@ -127,6 +130,22 @@ func (g *Gate) await() {
 			return
 		}
 	}
+}
+
+// Wakes reports whether a Read through the gate returns soon once the gate
+// is closed, however long it has waited: r is a regular file, whose reads
+// never wait for data, or Read waits in poll, which Close wakes.
+func (g *Gate) Wakes() bool { return g.fd >= 0 || g.regular }
+
+// wakes reports whether every one of cs lets a Read return soon once
+// closed (see Gate.Wakes); a Closer that is not a Gate does not read.
+func wakes[C Closer](cs ...C) bool {
+	for _, c := range cs {
+		if w, ok := any(c).(interface{ Wakes() bool }); ok && !w.Wakes() {
+			return false
+		}
+	}
+	return true
 }
 
 // Close closes the gate: every later Read returns ErrStopped, and a Read

@@ -49,10 +49,11 @@ func (p *PipeReader) Run(ctx context.Context, out chan<- Item) error {
 	}
 	// stopped takes, once ctx has ended, the blocks of what was read
 	// already: consumed input, which goes out to be counted as not
-	// started. A read that was blocked is given up on after a moment.
+	// started. A read that was blocked and cannot be woken is given up on
+	// after a moment.
 	stopped := func() error {
 		p.Gate.Close()
-		settle(blocks, send)
+		settle(blocks, send, wakes(p.Gate))
 		return ctx.Err()
 	}
 	for {

@@ -37,11 +37,17 @@ func readAhead[T any](next func() (T, error), stop <-chan struct{}, drop func(T)
 
 // settle takes, after a drain closed the input's gates, what the reading
 // goroutine still yields from what was read already: take gets each value
-// until an error comes or none comes within stopWait, since a read that
-// was already blocked may never end.
-func settle[T any](ch <-chan read[T], take func(T)) {
+// until an error comes. When the gates wake every read (patient), that
+// error is sure to come, and settle waits for it however long the loaded
+// machine takes: giving up would lose items fan has taken from the input.
+// Otherwise a read that was already blocked may never end, and settle
+// gives up when no value comes within stopWait.
+func settle[T any](ch <-chan read[T], take func(T), patient bool) {
 	wait := time.NewTimer(stopWait)
 	defer wait.Stop()
+	if patient {
+		wait.Stop()
+	}
 	for {
 		select {
 		case n := <-ch:
@@ -49,7 +55,9 @@ func settle[T any](ch <-chan read[T], take func(T)) {
 				return
 			}
 			take(n.v)
-			wait.Reset(stopWait)
+			if !patient {
+				wait.Reset(stopWait)
+			}
 		case <-wait.C:
 			return
 		}

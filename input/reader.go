@@ -120,7 +120,7 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		for _, g := range r.Gates {
 			g.Close()
 		}
-		settle(items, func(it Item) { held = append(held, it) })
+		settle(items, func(it Item) { held = append(held, it) }, wakes(r.Gates...))
 		held = append(held, r.takeFromPacker()...)
 		return ctx.Err()
 	}
@@ -162,12 +162,12 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 }
 
 // stopWait is how long, after ctx ends, Run waits for the next item the
-// sources can give without reading: they give buffered items at once, so
-// only a read that was already blocked takes longer (and a closed Gate
-// wakes a read waiting on a pipe or terminal). It is generous because
-// giving up early loses items that were read: on a loaded machine the
-// goroutine yielding them was seen to pause over 100 ms, which dropped
-// the 9,000 items left in a 64 KiB buffer.
+// sources can give without reading, where a read that was already blocked
+// may not wake (a Gate over a reader it cannot poll); where every read
+// wakes, Run waits as long as the sources take (see settle). It is
+// generous because giving up early loses items that were read: on a
+// loaded machine the goroutine yielding them was seen to pause over
+// 100 ms, which dropped the 9,000 items left in a 64 KiB buffer.
 const stopWait = time.Second
 
 // Shard is one of Count shards of an input: the shard numbered Index

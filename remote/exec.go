@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -36,8 +35,9 @@ import (
 // BASH_FUNC_name%%, passes the function), Command.Dir as a directory on
 // the host (relative to the login's home; made when missing; TempDir for
 // a fresh one), and the attempt's stdin (pipe mode) or
-// nothing. Its stdout is written to the attempt's Stdout file by ssh
-// itself; its stderr passes through the executor, which takes the
+// nothing. Its stdout is written to the attempt's Stdout file by the
+// master connection itself (no ssh process runs per job: see channel);
+// its stderr passes through the executor, which takes the
 // wrapper's two lines out of it.
 //
 // Exit statuses come from the host's shell: a job killed by signal N
@@ -83,8 +83,8 @@ func (e *Executor) Host() *Host { return e.host }
 type process struct {
 	e      *Executor
 	m      *master
-	cmd    *exec.Cmd     // the ssh client of the job's channel
-	exited chan struct{} // closed when cmd has been waited for
+	ch     *channel      // the job's channel
+	exited chan struct{} // closed when the channel has ended
 	stdin  *os.File      // the lifeline's end that fan holds (argument mode)
 	out    *demux
 	pgid   int
@@ -99,6 +99,12 @@ func ctx(a *runner.Attempt) context.Context {
 	}
 	return context.Background()
 }
+
+// maxCommand is the longest command line a job's channel carries: as
+// long as one argument of a program may be here (ssh's, before fan spoke
+// to the master itself), so that what runs on a host does not depend on
+// how fan reaches it.
+const maxCommand = 128<<10 - 1
 
 // TempDir, as Command.Dir (--workdir ...), runs the job in a fresh
 // directory on its host (under ~/.parallel/tmp, as GNU parallel), removed
@@ -150,6 +156,10 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 			Reason: "an argument holds a NUL byte, which no command line can carry (split items at NUL with -0)"}
 	}
 	remote := remoteCommand(script)
+	if len(remote) > maxCommand {
+		return nil, &runner.StartError{Name: "ssh", Status: 126,
+			Reason: "its command line is longer than the system allows (give it fewer or shorter items)"}
+	}
 	ctx := ctx(a)
 	for try := 0; ; try++ {
 		m, err := e.host.acquire(ctx)
@@ -193,12 +203,7 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	argv := h.session(m, remote)
-	p := &process{e: e, m: m, exited: make(chan struct{}), stdin: lifeline, out: newDemux(e.nonce, errR, stderr), stderr: stderr}
-	p.cmd = exec.Command(argv[0], argv[1:]...)
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = stdin, stdout, errW
-	p.cmd.SysProcAttr = sysProcAttr()
-	err = p.cmd.Start()
+	ch, err := openChannel(ctx, m.path, remote, stdin, stdout, errW)
 	errW.Close()
 	if lifeline != nil {
 		stdin.Close()
@@ -208,18 +213,15 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 		if lifeline != nil {
 			lifeline.Close()
 		}
-		h.release(m, false)
-		if errors.Is(err, syscall.E2BIG) {
-			return nil, false, &runner.StartError{Name: "ssh", Status: 126,
-				Reason: "its command line is longer than the system allows (give it fewer or shorter items)"}
+		refused = refusedChannel(err.Error())
+		h.release(m, refused)
+		if ctx.Err() != nil {
+			return nil, false, h.transport(context.Cause(ctx))
 		}
-		return nil, false, h.transport(fmt.Errorf("%s: %w", argv[0], err))
+		return nil, refused, h.transport(fmt.Errorf("the job did not start: %v", err))
 	}
+	p := &process{e: e, m: m, ch: ch, exited: ch.done, stdin: lifeline, out: newDemux(e.nonce, errR, stderr), stderr: stderr}
 	go p.out.run()
-	go func() {
-		p.cmd.Wait()
-		close(p.exited)
-	}()
 	select {
 	case <-p.out.started:
 	case <-p.exited:
@@ -233,11 +235,11 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 		h.release(m, refused)
 		msg := oneLine(pre)
 		if msg == "" {
-			msg = "ssh " + p.cmd.ProcessState.String()
+			msg = fmt.Sprintf("its channel ended with status %d", ch.status)
 		}
 		return nil, refused, h.transport(fmt.Errorf("the job did not start: %s", msg))
 	case <-ctx.Done():
-		p.cmd.Process.Kill()
+		ch.Kill()
 		<-p.exited
 		p.out.closeNow() // what the master still holds is of no use now
 		<-p.out.done
@@ -256,8 +258,8 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 	return p, false, nil
 }
 
-// drainWait is how long, after its ssh client has exited, a job's stderr
-// may take to end: the master holds the pipe while it closes the channel.
+// drainWait is how long, after its channel has ended, a job's stderr may
+// take to end: the master holds the pipe while it closes the channel.
 const drainWait = 2 * time.Second
 
 // drain waits for the job's stderr to end, closing it if it does not.
@@ -285,7 +287,7 @@ const killWait = 5 * time.Second
 
 // Wait implements runner.Process. Termination sends each signal of seq to
 // the job's group on the host over a channel of its own, then waits for
-// the job for the step's time. A job whose ssh client ends without the
+// the job for the step's time. A job whose channel ends without the
 // wrapper's report (the connection was lost, or the host did not answer
 // SIGKILL in killWait) is a *runner.TransportError.
 func (p *process) Wait(stop, kill context.Context, seq runner.TermSeq) (runner.Exit, error) {
@@ -307,7 +309,7 @@ func (p *process) Wait(stop, kill context.Context, seq runner.TermSeq) (runner.E
 	e.host.release(p.m, false)
 	_, status, _ := p.out.result()
 	if status < 0 {
-		if code := p.cmd.ProcessState.ExitCode(); code != 255 && code != -1 {
+		if code := p.ch.status; code != 255 {
 			status = code // the wrapper's own status, without its report
 		} else {
 			return x, e.host.transport(errors.New("the connection was lost while the job ran"))
@@ -325,8 +327,7 @@ func (p *process) Wait(stop, kill context.Context, seq runner.TermSeq) (runner.E
 // terminate walks seq until the job ends, then kills its group; it
 // reports whether the job was still running. When kill ends, it skips to
 // SIGKILL. A host that does not answer a signal, or SIGKILL within
-// killWait, is given up on: the job's ssh client is killed, which closes
-// its channel and its lifeline (the host, if alive, then ends the job).
+// killWait, is given up on: its channel is closed, and so its lifeline (the host, if alive, then ends the job).
 func (p *process) terminate(kill context.Context, seq runner.TermSeq) bool {
 	if p.ended() {
 		return false
@@ -355,15 +356,15 @@ func (p *process) terminate(kill context.Context, seq runner.TermSeq) bool {
 	return true
 }
 
-// abandon gives the job up: its ssh client is killed and waited for.
+// abandon gives the job up: its channel is closed, and waited for.
 func (p *process) abandon() {
 	p.closeLifeline()
-	p.cmd.Process.Kill()
+	p.ch.Kill()
 	<-p.exited
 }
 
-// await waits up to d for the job's ssh client to exit, or for ctx to end;
-// it reports whether the client exited.
+// await waits up to d for the job's channel to end, or for ctx to end; it
+// reports whether the channel ended.
 func (p *process) await(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -140,16 +141,27 @@ func TestTerminationReachesTheRemoteGroup(t *testing.T) {
 	shs, hs := hosts(t, 1, sshtest.Options{}, remote.Config{})
 	e := remote.NewExecutor(hs[0], nil)
 	stop, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(500*time.Millisecond, cancel)
-	// The leader ignores TERM; so does its child.
-	j := run(t, e, shell(`trap '' TERM; sh -c 'trap "" TERM; sleep 100' & sleep 100`), stop)
+	// The leader ignores TERM; so does its child, which says so with a
+	// file: only then is the job stopped (a TERM before the traps would
+	// end it, on a busy machine).
+	ready := filepath.Join(shs.Hosts[0].Home(), "ready")
+	go func() {
+		for stop.Err() == nil {
+			if _, err := os.Stat(ready); err == nil {
+				cancel()
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	defer cancel()
+	j := run(t, e, shell(`trap '' TERM; sh -c 'trap "" TERM; : > ready; sleep 100' & sleep 100`), stop)
 	if j.err != nil {
 		t.Fatal(j.err)
 	}
 	if !j.exit.Terminated || !j.exit.Status.Signaled() || j.exit.Status.Signal() != syscall.SIGKILL {
 		t.Errorf("exit %+v (%v), want terminated by SIGKILL", j.exit, j.exit.Status)
 	}
-	if j.took > 5*time.Second {
+	if j.took > 15*time.Second {
 		t.Errorf("termination took %v", j.took)
 	}
 	shs.Hosts[0].WaitClean(t, 2*time.Second)

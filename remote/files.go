@@ -20,8 +20,17 @@ import (
 // its stdin or stdout. Every name reaches the host byte-exact, as a job's
 // items do (see remoteCommand).
 type files struct {
-	job *job          // its directory on the host
-	f   *runner.Files // nil: none
+	job  *job          // its directory on the host
+	f    *runner.Files // nil: none
+	flag string        // names the files in messages; "" is --transfer
+}
+
+// what names fs's files in messages.
+func (fs *files) what() string {
+	if fs.flag == "" {
+		return "--transfer"
+	}
+	return fs.flag
 }
 
 // fileWait bounds the copy of one file back, or a cleanup: a host that
@@ -62,7 +71,7 @@ func (h *Host) send(ctx context.Context, fs *files) error {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return &runner.StartError{Name: "--transfer", Status: 1, Reason: fmt.Sprintf("cannot read %q: %v", name, err)}
+			return &runner.StartError{Name: fs.what(), Status: 1, Reason: fmt.Sprintf("cannot read %q: %v", name, err)}
 		}
 		remote := onHost(name)
 		script := fs.cd()
@@ -77,7 +86,7 @@ func (h *Host) send(ctx context.Context, fs *files) error {
 			return err
 		}
 		if err != nil {
-			return &runner.StartError{Name: "--transfer", Status: 1, Reason: fmt.Sprintf("cannot copy %q to %s: %v", name, h.login, err)}
+			return &runner.StartError{Name: fs.what(), Status: 1, Reason: fmt.Sprintf("cannot copy %q to %s: %v", name, h.login, err)}
 		}
 	}
 	return nil

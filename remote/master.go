@@ -307,15 +307,6 @@ func (h *Host) args(m *master) []string {
 	return append(argv, "-o", "BatchMode=yes", "-S", strings.ReplaceAll(m.path, "%", "%%"))
 }
 
-// session is the ssh command line that runs remote (a line for the login
-// shell) as a channel of m's connection. Should the connection be gone,
-// ssh would open one of its own: ProxyCommand=false makes that fail at
-// once instead (the first ProxyCommand or ProxyJump given wins, and the
-// command line comes before any configuration file).
-func (h *Host) session(m *master, remote string) []string {
-	return append(h.args(m), "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-T", h.login.Host, remote)
-}
-
 // stop ends m's connection: SIGTERM (ssh closes its channels and removes
 // its socket), then SIGKILL if it lingers.
 func (m *master) stop() {

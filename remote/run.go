@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,11 +21,11 @@ import (
 // its MaxSessions at once) is asked for again, on a connection with room.
 const retries = 5
 
-// refusedChannel reports whether an ssh client's stderr says that the
+// refusedChannel reports whether the master's answer says that the
 // master could not open its channel because the host refused it: sshd's
 // MaxSessions was reached.
-func refusedChannel(stderr string) bool {
-	return strings.Contains(stderr, "open refused") || strings.Contains(stderr, "administratively prohibited")
+func refusedChannel(msg string) bool {
+	return strings.Contains(msg, "open refused") || strings.Contains(msg, "administratively prohibited")
 }
 
 // run runs remote (a line for the login shell) on the host as one channel
@@ -49,29 +48,11 @@ func (h *Host) runIO(ctx context.Context, remote string, in *os.File, out io.Wri
 			return err
 		}
 		var stderr tail
-		argv := h.session(m, remote)
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Stdout, cmd.Stderr = out, &stderr
-		if in != nil {
-			cmd.Stdin = in
-		}
-		cmd.SysProcAttr = sysProcAttr()
-		// The master holds the output pipes as long as the channel is
-		// open: should it hang, do not wait for it past the client.
-		cmd.WaitDelay = 2 * time.Second
-		if err := cmd.Start(); err != nil {
-			h.release(m, false)
-			return h.transport(fmt.Errorf("%s: %w", argv[0], err))
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-ctx.Done():
-			cmd.Process.Kill()
-			err = <-done
-		}
+		status, err := h.channel(ctx, m, remote, in, out, &stderr)
 		msg := oneLine(stderr.String())
+		if err != nil {
+			msg = err.Error()
+		}
 		refused := err != nil && refusedChannel(msg)
 		h.release(m, refused)
 		switch {
@@ -79,17 +60,76 @@ func (h *Host) runIO(ctx context.Context, remote string, in *os.File, out io.Wri
 			continue
 		case ctx.Err() != nil:
 			return h.transport(context.Cause(ctx))
-		case err == nil:
+		case err == nil && status == 0:
 			return nil
 		}
 		if msg == "" {
-			msg = err.Error()
+			msg = fmt.Sprintf("exit status %d", status)
 		}
-		if code := cmd.ProcessState.ExitCode(); code == 255 || code == -1 {
+		if err != nil || status == 255 {
 			return h.transport(errors.New(msg))
 		}
 		return errors.New(msg)
 	}
+}
+
+// channel runs remote as a channel of m, with stdin from in (nil: none),
+// stdout to out and stderr to errOut, and returns its exit status (255
+// when the connection was lost). An error says the channel did not open.
+func (h *Host) channel(ctx context.Context, m *master, remote string, in *os.File, out, errOut io.Writer) (int, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return 0, err
+	}
+	stdin := in
+	if stdin == nil {
+		if stdin, err = os.Open(os.DevNull); err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return 0, err
+		}
+		defer stdin.Close()
+	}
+	copied := make(chan struct{}, 2)
+	go func() { io.Copy(out, outR); copied <- struct{}{} }()
+	go func() { io.Copy(errOut, errR); copied <- struct{}{} }()
+	ch, err := openChannel(ctx, m.path, remote, stdin, outW, errW)
+	outW.Close()
+	errW.Close()
+	status := 255
+	if err == nil {
+		select {
+		case <-ch.done:
+		case <-ctx.Done():
+			ch.Kill()
+			<-ch.done
+		}
+		status = ch.status
+	}
+	// The master holds the pipes as long as the channel is open: should it
+	// hang, do not wait for it for ever.
+	t := time.NewTimer(drainWait)
+	for range 2 {
+		select {
+		case <-copied:
+		case <-t.C:
+			outR.Close()
+			errR.Close()
+			<-copied
+		}
+	}
+	t.Stop()
+	outR.Close()
+	errR.Close()
+	return status, err
 }
 
 // cpuProbe prints the host's CPU count: GNU coreutils' nproc, else POSIX

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,9 @@ import (
 // login has its own number of job slots (its N/, else the run's -j of the
 // host's CPU count, which is asked for once over the shared connection),
 // and every job takes the lowest slot number free in the whole run ({%}).
-// A job goes to the host with the most room, as a share of its slots.
+// A job goes to the host with the most room, as a share of its slots; a
+// retry of a job that failed on a host waits for another host while one
+// takes jobs (TakeAvoiding).
 //
 // A host is not given jobs until it has answered once. A host that cannot
 // be reached, at the start or when an attempt meets a transport failure,
@@ -44,6 +47,9 @@ type Slots struct {
 	cpus      bool               // jobs needs the host's CPU count
 	env       []string           // names of the variables jobs get (--env)
 	localCPUs int                // this machine's, for ":"
+	base      *Base              // --basefile; nil: none
+	cleanBase bool
+	filtering bool // until Filter has run: the first probes are quiet (s.mu)
 
 	ctx    context.Context // the probes'
 	cancel context.CancelFunc
@@ -73,6 +79,16 @@ type SlotsConfig struct {
 	LocalCPUs int
 	// Env names the variables that jobs get besides runner.JobVars.
 	Env []string
+	// Base are files copied to each host once, before its first job
+	// (--basefile), into BaseDir there ("" is the login's home; a
+	// relative name is relative to it). CleanBase removes them from the
+	// host when the run ends (--cleanup).
+	Base      []string
+	BaseDir   string
+	CleanBase bool
+	// FilterHosts keeps the first probe of each host quiet: Filter
+	// tells which hosts it dropped instead (--filter-hosts).
+	FilterHosts bool
 }
 
 // place is one login: where its jobs run and how many may.
@@ -84,7 +100,9 @@ type place struct {
 	limit int             // its slots; 0 while unknown
 	busy  int             // slots taken
 	state placeState
-	told  bool // the user has been told that it cannot be reached
+	told  bool  // the user has been told that it cannot be reached
+	based bool  // the base files are on the host
+	why   error // why its last probe failed
 }
 
 type placeState int
@@ -119,6 +137,8 @@ func NewSlots(logins []Login, c SlotsConfig) (*Slots, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.localCPUs = c.LocalCPUs
+	s.filtering = c.FilterHosts
+	s.base, s.cleanBase = NewBase(c.Base, c.BaseDir), c.CleanBase
 	if err := s.SetLogins(logins); err != nil {
 		s.Close()
 		return nil, err
@@ -244,6 +264,12 @@ func (s *Slots) probe(p *place, wait time.Duration) {
 		if !runner.Sleep(s.ctx, wait) {
 			return
 		}
+		s.mu.Lock()
+		gone := p.state == removed
+		s.mu.Unlock()
+		if gone {
+			return
+		}
 		err := s.probeOnce(p)
 		s.mu.Lock()
 		if s.ctx.Err() != nil || p.state == removed {
@@ -260,8 +286,8 @@ func (s *Slots) probe(p *place, wait time.Duration) {
 			}
 			return
 		}
-		p.state = quarantined
-		tell := !p.told
+		p.state, p.why = quarantined, err
+		tell := !p.told && !s.filtering
 		p.told = true
 		s.wake()
 		s.mu.Unlock()
@@ -272,8 +298,8 @@ func (s *Slots) probe(p *place, wait time.Duration) {
 	}
 }
 
-// probeOnce connects to p's host, and asks its CPU count when its slots
-// are not known yet.
+// probeOnce connects to p's host, copies the base files there the first
+// time, and asks its CPU count when its slots are not known yet.
 func (s *Slots) probeOnce(p *place) error {
 	ctx, cancel := context.WithTimeout(s.ctx, probeTimeout)
 	defer cancel()
@@ -281,8 +307,16 @@ func (s *Slots) probeOnce(p *place) error {
 		return err
 	}
 	s.mu.Lock()
-	known := p.limit > 0
+	known, based := p.limit > 0, p.based || s.base == nil
 	s.mu.Unlock()
+	if !based {
+		if err := s.base.Send(ctx, p.host); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		p.based = true
+		s.mu.Unlock()
+	}
 	if known {
 		return nil
 	}
@@ -301,6 +335,47 @@ func (s *Slots) probeOnce(p *place) error {
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// Filter waits for the first probe of every remote host (or for ctx to
+// end) and drops the hosts that did not answer: they take no jobs and are
+// not probed again (--filter-hosts). It returns one line for the user per
+// host dropped, and how many logins are left.
+func (s *Slots) Filter(ctx context.Context) (dropped []string, left int) {
+	for {
+		s.mu.Lock()
+		waiting := slices.ContainsFunc(s.places, func(p *place) bool { return p.state == probing })
+		if !waiting || ctx.Err() != nil {
+			break
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+		}
+	}
+	defer s.mu.Unlock()
+	s.filtering = false
+	for _, p := range s.places {
+		switch p.state {
+		case probing, quarantined:
+			why := "it did not answer in time"
+			if p.why != nil {
+				why = p.why.Error()
+				var te *runner.TransportError
+				if errors.As(p.why, &te) {
+					why = te.Err.Error()
+				}
+			}
+			p.state = removed
+			dropped = append(dropped, fmt.Sprintf("fan: --filter-hosts: dropping host %s, which cannot be reached (%s)", p.name, why))
+		case ready:
+			left++
+		}
+	}
+	s.wake()
+	return dropped, left
 }
 
 // quarantineMessage is the line that tells the user that a host takes no
@@ -345,7 +420,18 @@ func (s *Slots) say(msg string) {
 }
 
 // Take implements runner.Slots.
-func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) {
+func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) { return s.take(ctx, nil) }
+
+// TakeAvoiding implements runner.Avoider: a job that failed on a host
+// waits for a slot on another host that takes jobs, and runs on its host
+// again only when no other one does.
+func (s *Slots) TakeAvoiding(ctx context.Context, failed runner.Slot) (runner.Slot, bool) {
+	return s.take(ctx, failed.Exec)
+}
+
+// take is Take, keeping off the place whose executor is avoid while
+// another place takes jobs.
+func (s *Slots) take(ctx context.Context, avoid runner.Executor) (runner.Slot, bool) {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -358,7 +444,7 @@ func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) {
 			s.mu.Unlock()
 			return runner.Slot{}, false
 		}
-		if p := s.pick(); p != nil {
+		if p := s.pick(avoid); p != nil {
 			p.busy++
 			slot := runner.Slot{N: s.numbers.Take(), Host: p.name, Exec: p.exec}
 			s.mu.Unlock()
@@ -399,11 +485,17 @@ func (s *Slots) Take(ctx context.Context) (runner.Slot, bool) {
 }
 
 // pick returns the ready place with the most room as a share of its
-// slots (the first of equals), or nil; s.mu is held.
-func (s *Slots) pick() *place {
+// slots (the first of equals), or nil; s.mu is held. The place of avoid
+// is left out while another place takes jobs, even with no room now.
+func (s *Slots) pick(avoid runner.Executor) *place {
+	if avoid != nil && !slices.ContainsFunc(s.places, func(p *place) bool {
+		return p.exec != avoid && p.state == ready && p.limit > 0
+	}) {
+		avoid = nil // nowhere else to go
+	}
 	var best *place
 	for _, p := range s.places {
-		if p.state != ready || p.limit <= 0 || p.busy >= p.limit {
+		if p.state != ready || p.limit <= 0 || p.busy >= p.limit || p.exec == avoid && avoid != nil {
 			continue
 		}
 		if best == nil || p.busy*best.limit < best.busy*p.limit {
@@ -516,6 +608,7 @@ func (s *Slots) Close() error {
 	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
+	s.removeBase(places)
 	var errs []error
 	for _, p := range places {
 		if p.host != nil {
@@ -523,6 +616,28 @@ func (s *Slots) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeBase removes the base files from every host that got them, when
+// --cleanup asks for it, all hosts at once.
+func (s *Slots) removeBase(places []*place) {
+	if s.base == nil || !s.cleanBase {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, p := range places {
+		if p.host == nil || !p.based {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if msg := s.base.Remove(p.host); msg != "" {
+				s.say(msg)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // watched is a host's executor as the slots use it: its transport

@@ -55,7 +55,7 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		// A retry is a new start: a drain or a halt cancels it.
 		var ok bool
 		if Sleep(p.intake, wait) {
-			slot, ok = p.takeSlot(p.intake)
+			slot, ok = p.retake(slot, lost)
 		}
 		if !ok {
 			if lost && r.NotStarted {
@@ -69,6 +69,18 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		p.discard(r)
 		start, announced = p.pace.reserve(), false
 	}
+}
+
+// retake takes a slot for a job's next attempt. One that failed on its own
+// terms prefers another place than failed's, where Slots can tell
+// (another host); one that never reached its host goes wherever a slot is
+// free (that host takes no jobs for now).
+func (p *Pool) retake(failed Slot, lost bool) (Slot, bool) {
+	take := p.slots.Take
+	if a, ok := p.slots.(Avoider); ok && !lost {
+		take = func(ctx context.Context) (Slot, bool) { return a.TakeAvoiding(ctx, failed) }
+	}
+	return p.takeWith(p.intake, take)
 }
 
 // finish hands over a job's final result, once --halt has counted it and

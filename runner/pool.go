@@ -320,11 +320,16 @@ func (p *Pool) acquire(ctx context.Context) (Slot, bool) {
 // free may bring the hold over its limit: then the slot goes back until
 // the output stage has caught up.
 func (p *Pool) takeSlot(ctx context.Context) (Slot, bool) {
+	return p.takeWith(ctx, p.slots.Take)
+}
+
+// takeWith is takeSlot with take in place of the slots' Take.
+func (p *Pool) takeWith(ctx context.Context, take func(context.Context) (Slot, bool)) (Slot, bool) {
 	for {
 		if !p.stream.hold.wait(ctx) {
 			return Slot{}, false
 		}
-		slot, ok := p.slots.Take(ctx)
+		slot, ok := take(ctx)
 		if !ok || !p.stream.hold.over() {
 			return slot, ok
 		}
@@ -339,12 +344,16 @@ func (p *Pool) announce(c Command) {
 
 // jobEnv is the environment of one attempt: the pool's, with the job's
 // number and slot.
-func (p *Pool) jobEnv(seq int64, slot int) []string {
+func (p *Pool) jobEnv(seq int64, slot int) []string { return jobEnv(p.Env, p.SlotVar, seq, slot) }
+
+// jobEnv is base with the JobVars of job seq in slot, and slotVar (if
+// set) holding the slot counted from 0.
+func jobEnv(base []string, slotVar string, seq int64, slot int) []string {
 	s, n := strconv.FormatInt(seq, 10), strconv.Itoa(slot)
-	env := append(p.Env[:len(p.Env):len(p.Env)],
+	env := append(base[:len(base):len(base)],
 		"FAN_SEQ="+s, "FAN_SLOT="+n, "PARALLEL_SEQ="+s, "PARALLEL_JOBSLOT="+n)
-	if p.SlotVar != "" {
-		env = append(env, p.SlotVar+"="+strconv.Itoa(slot-1))
+	if slotVar != "" {
+		env = append(env, slotVar+"="+strconv.Itoa(slot-1))
 	}
 	return env
 }

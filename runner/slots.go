@@ -20,6 +20,14 @@ type Slots interface {
 	Put(Slot)
 }
 
+// Avoider is Slots that can place a job's retry away from where it
+// failed (another host), as a job that failed on its own terms may have
+// failed because of where it ran.
+type Avoider interface {
+	// TakeAvoiding is Take, preferring a slot elsewhere than failed's.
+	TakeAvoiding(ctx context.Context, failed Slot) (s Slot, ok bool)
+}
+
 // Slot is a place for one running job.
 type Slot struct {
 	// N is the slot's number ({%}, FAN_SLOT): 1-based, the lowest free one

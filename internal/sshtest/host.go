@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -195,6 +194,14 @@ func (h *Host) daemon() (int, chan struct{}) {
 	return h.sshd.Process.Pid, h.done
 }
 
+// DaemonPID is the pid of the host's listening sshd, 0 while it is down.
+// The CPU time of the sessions it served adds up in its children's times
+// (/proc/PID/stat) once they have ended.
+func (h *Host) DaemonPID() int {
+	pid, _ := h.daemon()
+	return pid
+}
+
 // targets are the host's sshd (listener and the processes it forked for
 // connections) and every process of its user.
 func (h *Host) targets() []int {
@@ -281,7 +288,7 @@ func (h *Host) Leftovers() []Proc {
 
 // WaitClean waits up to grace for the host to have no Leftovers, and fails
 // t, listing them, if some remain.
-func (h *Host) WaitClean(t testing.TB, grace time.Duration) {
+func (h *Host) WaitClean(t TB, grace time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(grace)
 	for {

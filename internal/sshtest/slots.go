@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 )
 
@@ -34,7 +33,7 @@ type slot struct {
 // kernel drops the lock of a test process that dies. Whatever still runs as
 // a slot's user when it is claimed was left by a test that died: it is
 // killed.
-func claimSlots(t testing.TB, n int, shell string) []*slot {
+func claimSlots(t TB, n int, shell string) []*slot {
 	t.Helper()
 	dir := filepath.Join(os.TempDir(), "fan-sshtest")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 )
 
 // Options tune the hosts that Start starts.
@@ -50,7 +49,7 @@ type Hosts struct {
 // accepts connections. Everything it made is removed when t ends: the sshd
 // processes and whatever runs as the hosts' users are killed, and the
 // users' homes are emptied (the users themselves stay, for the next test).
-func Start(t testing.TB, n int, o Options) *Hosts {
+func Start(t TB, n int, o Options) *Hosts {
 	t.Helper()
 	tools := need(t)
 	dir := t.TempDir()
@@ -194,7 +193,7 @@ var (
 
 // need returns the tools, or skips (fails, under FAN_SSHTEST=require) t
 // when hosts cannot be started here.
-func need(t testing.TB) *tools {
+func need(t TB) *tools {
 	t.Helper()
 	toolsOnce.Do(func() { found, toolsErr = lookTools() })
 	if toolsErr != "" {
