@@ -11,7 +11,7 @@ SHARED  ?= ../shared
 ## DWARF (-s -w), another 0.5-1 ms (see BENCHMARKS.md). Panics still show
 ## their stack traces.
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags="-s -w" -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags="-s -w" -o $(BIN) .
 
 ## test: every unit, fuzz-seed, end-to-end and differential test, under the race detector
 ## (the end-to-end package runs its tests 16 at a time: parallelTests in main_test.go)

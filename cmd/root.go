@@ -14,9 +14,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Version is fan's version, printed by --version.
-const Version = "0.1.0"
-
 // Main runs fan with the given arguments and streams, and returns its exit
 // status. It is the one place that reads the process's environment.
 func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
@@ -81,7 +78,7 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		Short:   "run jobs in parallel: a fast, safe xargs -P and GNU parallel",
 		Long:    longHelp,
 		Example: exampleHelp(),
-		Version: Version,
+		Version: buildVersion(),
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := refuseEmpty(c.Flags(), o.Xargs); err != nil {
