@@ -65,6 +65,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Cmds:                scriptCmds,
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			// testscript gives scripts a fresh environment: pass on
 			// GORACE (see noRaceExitSleep).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,4 +337,15 @@ func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s holds %s", args[0], entries[0].Name())
 	}
 	ts.Logf("fan holds %d unlinked files in %s", held, args[0])
+}
+
+// scriptCondition is the scripts' own condition beside testscript's:
+//
+//	[file:PATH]   PATH exists on this machine (a package's file, say)
+func scriptCondition(cond string) (bool, error) {
+	if path, ok := strings.CutPrefix(cond, "file:"); ok {
+		_, err := os.Stat(path)
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

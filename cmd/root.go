@@ -119,7 +119,7 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 	f.SetInterspersed(false) // everything after the command is the command's
 	f.SortFlags = false
 	addFlags(f, o)
-	registerCompletions(c)
+	registerCompletions(c, env.Get("PATH"))
 	return c
 }
 
