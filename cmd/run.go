@@ -82,6 +82,9 @@ func run(c *Config) outcome {
 	if c.ShowLimits {
 		lim.Show(stderr) // before the sink owns stderr
 	}
+	if c.typesItems() {
+		fmt.Fprintln(stderr, typingHint) // before the sink owns stderr
+	}
 	books, err := openBooks(c)
 	if err != nil {
 		return failed(err)

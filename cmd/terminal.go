@@ -10,3 +10,17 @@ func (c *Config) display() output.Display {
 	f.Plain = c.Output.Ungroup || c.Runner.DryRun || c.Xargs
 	return output.NewDisplay(f, c.Streams.Err, c.Env.Get)
 }
+
+// typingHint is the line fan prints when it is about to read its items
+// from the terminal because none were given (no :::, ::::, -a or pipe):
+// a newcomer who typed `fan gzip` would otherwise wait at a silent
+// terminal. GNU parallel warns likewise; xargs does not, nor does
+// fan --xargs.
+const typingHint = "fan: reading items from the terminal, one per line, until Ctrl-D (give them with ::: ITEM..., -a FILE, or a pipe)"
+
+// typesItems reports whether the items will be typed at the terminal:
+// stdin is a terminal, and it is the input only because no source was
+// given (an explicit -a - asks for it).
+func (c *Config) typesItems() bool {
+	return !c.Xargs && len(c.sources) == 1 && c.sources[0].Stdin && output.IsTerminalInput(c.Streams.In)
+}
