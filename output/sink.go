@@ -79,8 +79,12 @@ type Sink struct {
 	// again, for the status report.
 	retrying map[int64]bool
 	live     map[int64]*liveJob
-	buf      []byte
-	bufOut   *bufio.Writer
+	// cannotStart holds the messages said about jobs that could not start
+	// ("fan: gzipp: command not found"): each is said once, not once per
+	// job, though every such job fails.
+	cannotStart map[string]bool
+	buf         []byte
+	bufOut      *bufio.Writer
 }
 
 // Run writes what the events of stream say until its Events channel is
@@ -238,7 +242,7 @@ func (s *Sink) show(r *runner.Result) {
 		s.flush(s.Stderr, &stream{f: errf}, prefix, true)
 	}
 	var capture *runner.CaptureError
-	if r.Err != nil && !errors.As(r.Err, &capture) {
+	if r.Err != nil && !errors.As(r.Err, &capture) && s.firstSaying(r.Err) {
 		s.write(s.Stderr, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: %v", r.Err)))
 			return err
@@ -251,6 +255,25 @@ func (s *Sink) show(r *runner.Result) {
 			return err
 		})
 	}
+}
+
+// firstSaying reports whether the message about a failed job is to be
+// said: always, unless the job could not start for a reason said before
+// (the same missing program for every item).
+func (s *Sink) firstSaying(err error) bool {
+	var se *runner.StartError
+	if !errors.As(err, &se) {
+		return true
+	}
+	if s.cannotStart == nil {
+		s.cannotStart = map[string]bool{}
+	}
+	text := err.Error()
+	if s.cannotStart[text] {
+		return false
+	}
+	s.cannotStart[text] = true
+	return true
 }
 
 // save keeps one job's output and exit status with Results. Its rows may
