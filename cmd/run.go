@@ -153,7 +153,7 @@ func run(c *Config) outcome {
 	notify := stream.Notify
 	pool.OnHalt = func(h *runner.Halted) {
 		halted.Store(h)
-		notify(h.Message(c.Runner.Halt, pool.Running()))
+		notify(h.Message(c.Runner.Halt, runningBut(pool, h.Seq)))
 		st.stopIntake()
 		if c.Runner.Halt.Now {
 			st.terminateJobs()
@@ -361,4 +361,16 @@ func readError(err error, r *input.Reader) error {
 		return fmt.Errorf("%w: the limit is %d bytes (raise it with -s, or use fewer items per job)", err, p.Limit)
 	}
 	return fmt.Errorf("reading input: %w", err)
+}
+
+// runningBut lists the jobs running now, by number in input order, but
+// job seq: the one that just ended.
+func runningBut(pool *runner.Pool, seq int64) []int64 {
+	var seqs []int64
+	for _, j := range pool.RunningJobs() {
+		if j.Seq != seq {
+			seqs = append(seqs, j.Seq)
+		}
+	}
+	return seqs
 }
