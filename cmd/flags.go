@@ -108,6 +108,7 @@ func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Output.Display.NoBar, "no-bar", false, "never show the progress bar")
 	f.BoolVar(&o.Output.Display.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta")
 	f.BoolVar(&o.Output.Display.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
+	f.BoolVar(&o.Output.Quiet, "quiet", false, "say nothing of retries, nor that items are read from the terminal (errors and the summary of a failed run are still said)")
 	colorVar(f, &o.Output.Display.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.StringVar(&o.Completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
 	// GNU parallel's ways to silence its citation notice, which fan does

@@ -290,6 +290,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		Tag:        c.tagger(),
 		Joblog:     books.Joblog,
 		Failures:   books.Failures,
+		Quiet:      o.Quiet,
 		OnError: func(error) {
 			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},

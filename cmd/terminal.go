@@ -22,5 +22,5 @@ const typingHint = "fan: reading items from the terminal, one per line, until Ct
 // stdin is a terminal, and it is the input only because no source was
 // given (an explicit -a - asks for it).
 func (c *Config) typesItems() bool {
-	return !c.Xargs && len(c.sources) == 1 && c.sources[0].Stdin && output.IsTerminalInput(c.Streams.In)
+	return !c.Xargs && !c.Output.Quiet && len(c.sources) == 1 && c.sources[0].Stdin && output.IsTerminalInput(c.Streams.In)
 }

@@ -22,6 +22,9 @@ type Stats struct {
 	TimedOut int64
 	// Skipped counts jobs an earlier run did (--resume): not read again.
 	Skipped int64
+	// Retries counts the retries of failed jobs (--retries), whatever
+	// became of the jobs.
+	Retries int64
 }
 
 // Read is the number of items read from the input.
@@ -71,6 +74,8 @@ type Sink struct {
 	// Meter); Color paints fan's own messages.
 	Meter Meter
 	Color Palette
+	// Quiet says nothing of retries (--quiet): a line per retry otherwise.
+	Quiet bool
 
 	stats Stats
 	err   error
@@ -130,6 +135,7 @@ func (s *Sink) handle(ev *runner.Event) {
 	case runner.Retrying:
 		s.retrying[ev.Result.Item.Seq] = true
 		s.dropLive(ev.Result.Item.Seq)
+		s.retry(ev.Result, ev.Retry)
 	case runner.Status:
 		s.status(ev.Report)
 	case runner.Finished:
@@ -137,6 +143,24 @@ func (s *Sink) handle(ev *runner.Event) {
 		s.accept(ev.Result)
 		s.meterUpdate()
 	}
+}
+
+// retry counts a retry of a failed job and, unless Quiet, says it:
+// "fan: job 6 failed (exit 22), retry 2 of 3 in 2.1s". An attempt that
+// was lost (never reached the job) spends no retry.
+func (s *Sink) retry(r *runner.Result, next runner.Retry) {
+	if next.Lost {
+		return
+	}
+	s.stats.Retries++
+	if s.Quiet {
+		return
+	}
+	line := fmt.Sprintf("fan: job %d failed (%s), retry %d of %d", r.Item.Seq, r.Failure(), next.Number, next.Of)
+	if next.In > 0 {
+		line += fmt.Sprintf(" in %.1fs", next.In.Seconds())
+	}
+	s.say(line)
 }
 
 // say writes one line of fan's own on stderr.
@@ -428,7 +452,8 @@ func name(f *os.File, s *Sink) string {
 }
 
 // Summary is the line printed on stderr at the end of a run in which
-// anything failed or was left undone. Its numbers always add up.
+// anything failed, was left undone or was retried. Its numbers always add
+// up; the retries are counted apart.
 // failures is where the failures file is, or "".
 func Summary(s Stats, failures string) string {
 	var b strings.Builder
@@ -439,6 +464,9 @@ func Summary(s Stats, failures string) string {
 	fmt.Fprintf(&b, " + %d not started", s.NotStarted)
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, "; %d skipped as done before", s.Skipped)
+	}
+	if s.Retries > 0 {
+		fmt.Fprintf(&b, "; %d retr%s", s.Retries, map[bool]string{true: "y", false: "ies"}[s.Retries == 1])
 	}
 	if failures != "" && s.Failed+s.NotStarted > 0 {
 		fmt.Fprintf(&b, "; failed items are in %s", failures)
