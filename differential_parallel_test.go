@@ -107,6 +107,9 @@ var diffCases = []diffCase{
 	{name: "max-replace-args-colsep", args: []string{"-k", "--colsep", ",", "-N1", "echo", "x{}y", "{2}"}, stdin: "a,b\nc,d\n"},
 	{name: "pack-trailing-blank-m", args: []string{"-k", "-j1", "-m", "printf", "[%s]"}, stdin: "a \nb\nc\n"},
 	{name: "pack-trailing-blank-L", args: []string{"-k", "-j1", "-L", "1", "printf", "[%s]"}, stdin: "a \nb\nc\n"},
+	{name: "max-lines-context", args: []string{"-k", "-j1", "-L", "2", "printf", "[%s]", "x{}y", "{}", "{1}-{2}", "\\;", "echo"}, stdin: "a b\nc\nd\n"},
+	{name: "max-lines-context-continued", args: []string{"-k", "-j1", "-L", "1", "printf", "[%s]", "x{}y", "\\;", "echo"}, stdin: "a b \nc\nd\n"},
+	{name: "max-lines-multi-no-context", args: []string{"-k", "-j1", "-L", "2", "-m", "printf", "[%s]", "x{}y", "\\;", "echo"}, stdin: "a\nb\nc\n"},
 	{name: "max-args-seq", args: []string{"-k", "-n", "2", "echo", "{#}:{}", ":::", "a", "b", "c"}},
 	// Replacement strings.
 	{name: "replace-ext", args: []string{"-k", "echo", "[{.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/.b", "..", "./x.y", "a.b.c/"}},
