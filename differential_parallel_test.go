@@ -140,6 +140,7 @@ var diffCases = []diffCase{
 	{name: "tagstring-escapes", args: []string{"-k", "--tagstring", "{}\\t|\\101", "echo", "x"}, stdin: "a\nb\n"},
 	{name: "tagstring-empty-column", args: []string{"-k", "--colsep", ":", "--tagstring", "{2}", "echo", "{1}"}, stdin: "d::f\na:b:c\n"},
 	{name: "tag-lb", args: []string{"-k", "--lb", "--tag", "echo", "x", ":::", "", "a"}},
+	{name: "lb-unterminated", args: []string{"-k", "-j1", "--lb", "printf", "x{}", ":::", "a", "b"}},
 	// Commands.
 	{name: "no-command", args: []string{"-k"}, stdin: "echo a\necho b | tr a-z A-Z\n"},
 	{name: "pipeline-words", args: []string{"-k", "echo", "{}", "|", "tr", "a-z", "A-Z", ":::", "ab", "cd"}},

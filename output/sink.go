@@ -320,9 +320,11 @@ func (s *Sink) save(r *runner.Result, out, errf *os.File) {
 
 // flush writes the part of st that is ready to dst: with final, all that
 // is left; otherwise the complete lines, each after prefix (the tag and its
-// tab; "" without --tag). With LineBuffer or a tag, lines never mix, so an
-// unterminated last line is ended with a newline; without them the bytes
-// pass through untouched. It reports whether it wrote.
+// tab; "" without --tag). With a tag, tagged lines never mix, so an
+// unterminated last line is ended with a newline; without one the bytes
+// pass through untouched, with LineBuffer too (as GNU parallel's
+// --line-buffer: a last line without a newline stays so). It reports
+// whether it wrote.
 func (s *Sink) flush(dst *os.File, st *stream, prefix string, final bool) bool {
 	if st.f == nil || s.err != nil {
 		return false
@@ -342,7 +344,7 @@ func (s *Sink) flush(dst *os.File, st *stream, prefix string, final bool) bool {
 	if end <= st.off {
 		return false
 	}
-	lines := s.LineBuffer || s.Tag != nil
+	lines := s.Tag != nil
 	s.writeEnding(dst, func(w io.Writer) (bool, error) {
 		var last byte
 		var err error
