@@ -113,6 +113,9 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		if errors.As(err, &ue) { // a typed value's own message
 			return &usageError{msg: ue.msg, xargs: o.Xargs, parsed: true}
 		}
+		if text := lackingFlagText(err, o.Xargs, c.Flags()); text != "" {
+			return &usageError{msg: text, xargs: o.Xargs}
+		}
 		return &usageError{msg: flagErrorText(err) + " (see fan --help)", xargs: o.Xargs}
 	})
 	f := c.Flags()
