@@ -83,7 +83,7 @@ func run(c *Config) outcome {
 		lim.Show(stderr) // before the sink owns stderr
 	}
 	if c.typesItems() {
-		fmt.Fprintln(stderr, typingHint) // before the sink owns stderr
+		fmt.Fprintln(stderr, c.typingHintText()) // before the sink owns stderr
 	}
 	books, err := openBooks(c)
 	if err != nil {

@@ -18,6 +18,18 @@ func (c *Config) display() output.Display {
 // fan --xargs.
 const typingHint = "fan: reading items from the terminal, one per line, until Ctrl-D (give them with ::: ITEM..., -a FILE, or a pipe)"
 
+// typingHintPipe is typingHint in pipe mode, whose input is data, not
+// items.
+const typingHintPipe = "fan: reading the input from the terminal, until Ctrl-D (give it with a pipe or < FILE)"
+
+// typingHintText is the hint for the mode the run is in.
+func (c *Config) typingHintText() string {
+	if c.records != nil {
+		return typingHintPipe
+	}
+	return typingHint
+}
+
 // typesItems reports whether the items will be typed at the terminal:
 // stdin is a terminal, and it is the input only because no source was
 // given (an explicit -a - asks for it).
