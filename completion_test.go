@@ -42,6 +42,35 @@ PATH=$PWD/bin:$PATH exec bash --norc --noprofile -i
 	term.run("send-keys", "C-c")
 }
 
+// TestZshTab presses Tab in a real zsh (no configuration but compinit)
+// after loading fan's zsh completion: the job command's name from $PATH,
+// then a file name.
+func TestZshTab(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("zsh"); err != nil {
+		t.Skip("zsh is not installed")
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, mode := range map[string]os.FileMode{"bin/fanjobtest-one": 0o755, "data-file.txt": 0o644} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	term := newTmux(t, fmt.Sprintf(`cd %q
+PATH=$PWD/bin:$PATH HOME=$PWD exec zsh -f -i
+`, dir))
+	term.run("send-keys", "PS1='%% '; autoload -U compinit; compinit -u; source <(fan --completion zsh); echo loaded", "Enter")
+	term.waitForText("\nloaded")
+	term.run("send-keys", "fan fanjobtest-o", "Tab")
+	term.waitForText("% fan fanjobtest-one ")
+	term.run("send-keys", "data-f", "Tab")
+	term.waitForText("% fan fanjobtest-one data-file.txt ")
+	term.run("send-keys", "C-c")
+}
+
 // TestMakeInstall: make install puts the binary, the man page and the
 // bash, zsh and fish completions under PREFIX, below DESTDIR, where each
 // shell looks for them; the installed bash completion loads in a bare bash.
