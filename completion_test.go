@@ -9,13 +9,10 @@ import (
 	"testing"
 )
 
-// TestBashTab presses Tab in a real interactive bash that has no
-// bash-completion package, after loading fan's bash completion: the job
-// command's name comes from $PATH, a file name after it, fan's flags
-// before it, and no Tab prints an error ("_get_comp_words_by_ref: command
-// not found" was every Tab's lot).
-func TestBashTab(t *testing.T) {
-	t.Parallel()
+// completionDir makes a directory for a completion test: a program
+// bin/fanjobtest-one, to be put on $PATH, and a file data-file.txt.
+func completionDir(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
@@ -25,6 +22,17 @@ func TestBashTab(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// TestBashTab presses Tab in a real interactive bash that has no
+// bash-completion package, after loading fan's bash completion: the job
+// command's name comes from $PATH, a file name after it, fan's flags
+// before it, and no Tab prints an error ("_get_comp_words_by_ref: command
+// not found" was every Tab's lot).
+func TestBashTab(t *testing.T) {
+	t.Parallel()
+	dir := completionDir(t)
 	term := newTmux(t, fmt.Sprintf(`cd %q
 PATH=$PWD/bin:$PATH exec bash --norc --noprofile -i
 `, dir))
@@ -50,15 +58,7 @@ func TestZshTab(t *testing.T) {
 	if _, err := exec.LookPath("zsh"); err != nil {
 		t.Skip("zsh is not installed")
 	}
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, mode := range map[string]os.FileMode{"bin/fanjobtest-one": 0o755, "data-file.txt": 0o644} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := completionDir(t)
 	term := newTmux(t, fmt.Sprintf(`cd %q
 PATH=$PWD/bin:$PATH HOME=$PWD exec zsh -f -i
 `, dir))
