@@ -4,14 +4,14 @@ BIN     ?= bin/fan
 PREFIX  ?= /usr/local
 SHARED  ?= ../shared
 
-.PHONY: build test lint man bench install clean fuzz
+.PHONY: build test lint man completions bench install clean fuzz
 
 ## build: a static binary (CGO_ENABLED=0): no dynamic loader at start-up,
 ## which saves about 3 ms of every `fan` run; without the symbol table and
 ## DWARF (-s -w), another 0.5-1 ms (see BENCHMARKS.md). Panics still show
 ## their stack traces.
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags="-s -w" -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags="-s -w" -o $(BIN) .
 
 ## test: every unit, fuzz-seed, end-to-end and differential test, under the race detector
 ## (the end-to-end package runs its tests 16 at a time: parallelTests in main_test.go)
@@ -60,10 +60,28 @@ bench: build
 	cat $(BENCH_RESULTS)/extra.md $(BENCH_RESULTS)/remote.md
 	@echo "results: $(BENCH_RESULTS)"
 
-install: build
+## completions: the bash, zsh and fish completion scripts, written by the
+## fan just built (fan --completion SHELL) into COMPLETIONS
+COMPLETIONS ?= $(dir $(BIN))completions
+completions: build
+	mkdir -p $(COMPLETIONS)
+	$(BIN) --completion bash > $(COMPLETIONS)/fan.bash
+	$(BIN) --completion zsh > $(COMPLETIONS)/_fan
+	$(BIN) --completion fish > $(COMPLETIONS)/fan.fish
+
+## install: the binary, the man page and the completions under PREFIX, in
+## the directories where bash-completion, zsh and fish look for them
+## (DESTDIR is put in front, for packaging)
+install: build completions
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fan
 	install -m 0644 man/fan.1 $(DESTDIR)$(PREFIX)/share/man/man1/fan.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 0644 $(COMPLETIONS)/fan.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fan
+	install -m 0644 $(COMPLETIONS)/_fan $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_fan
+	install -m 0644 $(COMPLETIONS)/fan.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/fan.fish
 
 clean:
 	rm -rf bin

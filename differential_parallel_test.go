@@ -107,6 +107,9 @@ var diffCases = []diffCase{
 	{name: "max-replace-args-colsep", args: []string{"-k", "--colsep", ",", "-N1", "echo", "x{}y", "{2}"}, stdin: "a,b\nc,d\n"},
 	{name: "pack-trailing-blank-m", args: []string{"-k", "-j1", "-m", "printf", "[%s]"}, stdin: "a \nb\nc\n"},
 	{name: "pack-trailing-blank-L", args: []string{"-k", "-j1", "-L", "1", "printf", "[%s]"}, stdin: "a \nb\nc\n"},
+	{name: "max-lines-context", args: []string{"-k", "-j1", "-L", "2", "printf", "[%s]", "x{}y", "{}", "{1}-{2}", "\\;", "echo"}, stdin: "a b\nc\nd\n"},
+	{name: "max-lines-context-continued", args: []string{"-k", "-j1", "-L", "1", "printf", "[%s]", "x{}y", "\\;", "echo"}, stdin: "a b \nc\nd\n"},
+	{name: "max-lines-multi-no-context", args: []string{"-k", "-j1", "-L", "2", "-m", "printf", "[%s]", "x{}y", "\\;", "echo"}, stdin: "a\nb\nc\n"},
 	{name: "max-args-seq", args: []string{"-k", "-n", "2", "echo", "{#}:{}", ":::", "a", "b", "c"}},
 	// Replacement strings.
 	{name: "replace-ext", args: []string{"-k", "echo", "[{.}]", ":::", "a.b/c.d.e", "file", ".bashrc", "a/.b", "..", "./x.y", "a.b.c/"}},
@@ -137,6 +140,7 @@ var diffCases = []diffCase{
 	{name: "tagstring-escapes", args: []string{"-k", "--tagstring", "{}\\t|\\101", "echo", "x"}, stdin: "a\nb\n"},
 	{name: "tagstring-empty-column", args: []string{"-k", "--colsep", ":", "--tagstring", "{2}", "echo", "{1}"}, stdin: "d::f\na:b:c\n"},
 	{name: "tag-lb", args: []string{"-k", "--lb", "--tag", "echo", "x", ":::", "", "a"}},
+	{name: "lb-unterminated", args: []string{"-k", "-j1", "--lb", "printf", "x{}", ":::", "a", "b"}},
 	// Commands.
 	{name: "no-command", args: []string{"-k"}, stdin: "echo a\necho b | tr a-z A-Z\n"},
 	{name: "pipeline-words", args: []string{"-k", "echo", "{}", "|", "tr", "a-z", "A-Z", ":::", "ab", "cd"}},

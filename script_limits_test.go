@@ -21,9 +21,16 @@ import (
 // skips, saying why, unless the conditions [pidscgroup] and [tmpfs] say
 // the machine allows them.
 
-// scriptCondition answers a script's own conditions: [pidscgroup], a pids
-// cgroup can be made; [tmpfs], a tmpfs can be mounted.
+// scriptCondition answers the scripts' own conditions beside testscript's:
+//
+//	[pidscgroup]  a pids cgroup can be made
+//	[tmpfs]       a tmpfs can be mounted
+//	[file:PATH]   PATH exists on this machine (a package's file, say)
 func scriptCondition(cond string) (bool, error) {
+	if path, ok := strings.CutPrefix(cond, "file:"); ok {
+		_, err := os.Stat(path)
+		return err == nil, nil
+	}
 	switch cond {
 	case "pidscgroup":
 		_, err := pidsParent()

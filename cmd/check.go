@@ -123,7 +123,7 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	}
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Words: words, Replace: c.replace, Shell: shell,
-		Argv: o.Xargs, Context: o.Input.PackContext || o.changed("max-replace-args") && c.records == nil,
+		Argv: o.Xargs, Context: c.contextReplace(),
 		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
 		Functions: functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
 	})

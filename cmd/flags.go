@@ -73,7 +73,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 	f.Lookup("max-procs").Hidden = true
 	termSeqVar(f, &o.Runner.TermSeq, "termseq", runner.DefaultTermSeq, "how to stop a job: `SEQ` of signals and milliseconds to wait")
 	timeoutVar(f, &o.Runner.Timeout, "timeout", "kill a job running longer than `D` (30, 1.5s, 2m, 1m30, 1d2h, 250ms, or N% of the median runtime)")
-	intVarP(f, &o.Runner.Retries, "retries", "", 0, "--retries: %d is negative (try --retries 3)", "run a failing job up to `N` times in all")
+	intVarP(f, &o.Runner.Retries, "retries", "", 0, "--retries: %d is negative (try --retries 3)", "run a failing job up to `N` times in all (each retry is said on stderr, unless --quiet)")
 	durationVar(f, &o.Runner.RetryDelay, "retry-delay", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
 	durationVar(f, &o.Runner.Delay, "delay", "start jobs at least `D` apart")
 	durationVar(f, &o.DrainTimeout, "drain-timeout", "after a signal, let running jobs finish for at most `D`, then stop them (default: 10s after SIGTERM, for ever after Ctrl-C or SIGHUP)")
@@ -107,8 +107,9 @@ func addBookkeepingFlags(f *pflag.FlagSet, o *Options) {
 func addTerminalFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Output.Display.Bar, "bar", false, "show a progress bar on stderr, even when stderr is not a terminal (default: on a terminal only); in pipe mode it counts bytes read and blocks done")
 	f.BoolVar(&o.Output.Display.NoBar, "no-bar", false, "never show the progress bar")
-	f.BoolVar(&o.Output.Display.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta")
-	f.BoolVar(&o.Output.Display.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress")
+	f.BoolVar(&o.Output.Display.ETA, "eta", false, "show the estimated time left on stderr, as GNU parallel's --eta (off a terminal, a line at most each second)")
+	f.BoolVar(&o.Output.Display.Progress, "progress", false, "show jobs running and done on stderr, as GNU parallel's --progress (off a terminal, a line at most each second)")
+	f.BoolVar(&o.Output.Quiet, "quiet", false, "say nothing of retries, nor that items are read from the terminal (errors and the summary of a failed run are still said)")
 	colorVar(f, &o.Output.Display.Color, "color", "auto", "when to color fan's messages: `WHEN` is auto (on a terminal, unless NO_COLOR is set), always or never")
 	f.StringVar(&o.Completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
 	// GNU parallel's ways to silence its citation notice, which fan does

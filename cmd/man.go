@@ -48,7 +48,7 @@ func WriteManPage(w io.Writer, head ManHead) error {
 	c.Example = ""
 	c.DisableAutoGenTag = true
 	var buf bytes.Buffer
-	if err := head(c, Version, manDate, &buf); err != nil {
+	if err := head(c, "", manDate, &buf); err != nil {
 		return err
 	}
 	page := buf.String()

@@ -146,6 +146,41 @@ when set and not empty (as CI services do), no progress bar is shown unless
 .B TMPDIR
 where the output of running jobs is kept until it is written (in files
 removed as they are made); /tmp when unset
+.TP
+.B PATH
+where the job command's program is looked for (once, before the first job),
+and where the shell completions find command names
+.TP
+.B PARALLEL_SHELL
+the shell for jobs that need one, as in GNU parallel, when \fB\-\-shell\fR
+is not given (not with \fB\-\-xargs\fR)
+.TP
+.BR BASH_FUNC_ \fIname\fB%%
+a bash function exported with \fBexport \-f\fR: jobs that need a shell then
+run in bash, so that they can call it
+.TP
+.B PARALLEL_SSH
+the ssh command for \fB\-S\fR when \fB\-\-ssh\fR is not given, as in GNU
+parallel
+.TP
+.B HOME
+where \fB..\fR (~/.parallel/sshloginfile) is, for \fB\-\-sshloginfile\fR
+and \fB\-S\fR
+.TP
+.BR SLURM_ARRAY_TASK_ID ", " SLURM_ARRAY_TASK_MIN ", " SLURM_ARRAY_TASK_COUNT
+which shard of how many this is, for \fB\-\-shard auto\fR in a Slurm job
+array
+.TP
+.B JOB_COMPLETION_INDEX
+which shard this is, for \fB\-\-shard auto/N\fR in a Kubernetes Indexed Job
+.TP
+.B FAN_WINDOW
+how many finished results \fB\-k\fR may hold while an earlier job runs
+(default 4096); for tests
+.TP
+.B FAN_OUTPUT_HOLD
+how many bytes of finished jobs' output may wait to be written, without
+\fB\-k\fR, before fan starts no more jobs (default 64 MiB); for tests
 `
 
 // manSeeAlso ends the man page.

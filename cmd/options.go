@@ -128,4 +128,5 @@ type OutputOptions struct {
 	// ResumeFailed is --resume-failed.
 	ResumeFailed bool
 	Display      output.DisplayFlags // --color, --bar, --no-bar, --eta, --progress
+	Quiet        bool                // --quiet
 }

@@ -17,6 +17,17 @@ type packSpec struct {
 	spread                      int    // -X, -m: job slots to spread the input's end over
 }
 
+// contextReplace reports whether a word holding {} beside other text is
+// repeated for each item of a job: with -X, -N, and -L (which implies -X
+// in GNU parallel, unless -m or --xargs is given), not in pipe mode.
+func (c *Config) contextReplace() bool {
+	in := &c.Input
+	if c.records != nil || c.Xargs {
+		return false
+	}
+	return in.PackContext || c.changed("max-replace-args") || in.MaxLines > 0 && !in.PackMulti
+}
+
 // checkPacking validates the packing flags and, when items are packed,
 // sets c.pack. Under --xargs the last of -n, -L and -I wins, as in xargs
 // (-n 1 beside -I is ignored), and sets c.replace; otherwise -I stands.

@@ -26,7 +26,7 @@ func report(c *Config, res outcome) int {
 	if c.Xargs && !res.interrupted && c.Output.Failures == "" {
 		return status // xargs prints no summary
 	}
-	if s.Failed > 0 || s.NotStarted > 0 || res.interrupted {
+	if s.Failed > 0 || s.NotStarted > 0 || res.interrupted || s.Retries > 0 && !c.Output.Quiet {
 		palette := output.NewPalette(c.Output.Display.Color, stderr, c.Env.Get)
 		failures := c.Output.Failures
 		if be := (*output.BookError)(nil); errors.As(res.err, &be) && be.Path == failures {

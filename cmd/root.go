@@ -14,9 +14,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Version is fan's version, printed by --version.
-const Version = "0.1.0"
-
 // Main runs fan with the given arguments and streams, and returns its exit
 // status. It is the one place that reads the process's environment.
 func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
@@ -81,7 +78,7 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		Short:   "run jobs in parallel: a fast, safe xargs -P and GNU parallel",
 		Long:    longHelp,
 		Example: exampleHelp(),
-		Version: Version,
+		Version: buildVersion(),
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := refuseEmpty(c.Flags(), o.Xargs); err != nil {
@@ -116,13 +113,16 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		if errors.As(err, &ue) { // a typed value's own message
 			return &usageError{msg: ue.msg, xargs: o.Xargs, parsed: true}
 		}
+		if text := lackingFlagText(err, o.Xargs, c.Flags()); text != "" {
+			return &usageError{msg: text, xargs: o.Xargs}
+		}
 		return &usageError{msg: flagErrorText(err) + " (see fan --help)", xargs: o.Xargs}
 	})
 	f := c.Flags()
 	f.SetInterspersed(false) // everything after the command is the command's
 	f.SortFlags = false
 	addFlags(f, o)
-	registerCompletions(c)
+	registerCompletions(c, env.Get("PATH"))
 	return c
 }
 

@@ -102,6 +102,9 @@ func run(c *Config) outcome {
 	if c.ShowLimits {
 		lim.Show(stderr) // before the sink owns stderr
 	}
+	if c.typesItems() {
+		fmt.Fprintln(stderr, c.typingHintText()) // before the sink owns stderr
+	}
 	books, err := openBooks(c)
 	if err != nil {
 		return failed(err)
@@ -184,7 +187,7 @@ func run(c *Config) outcome {
 	}
 	pool.OnHalt = func(h *runner.Halted) {
 		halted.Store(h)
-		notify(h.Message(c.Runner.Halt, pool.Running()))
+		notify(h.Message(c.Runner.Halt, runningBut(pool, h.Seq)))
 		st.stopIntake()
 		if c.Runner.Halt.Now {
 			st.terminateJobs()
@@ -332,6 +335,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		Tag:        c.tagger(),
 		Joblog:     books.Joblog,
 		Failures:   books.Failures,
+		Quiet:      o.Quiet,
 		OnError: func(error) {
 			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},
@@ -422,4 +426,16 @@ func readError(err error, r *input.Reader) error {
 		return fmt.Errorf("%w: the limit is %d bytes (raise it with -s, or use fewer items per job)", err, p.Limit)
 	}
 	return fmt.Errorf("reading input: %w", err)
+}
+
+// runningBut lists the jobs running now, by number in input order, but
+// job seq: the one that just ended.
+func runningBut(pool *runner.Pool, seq int64) []int64 {
+	var seqs []int64
+	for _, j := range pool.RunningJobs() {
+		if j.Seq != seq {
+			seqs = append(seqs, j.Seq)
+		}
+	}
+	return seqs
 }

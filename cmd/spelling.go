@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -69,7 +68,7 @@ func spelling(f *pflag.FlagSet, name string) pflag.NormalizedName {
 			match = fl.Name
 		}
 	})
-	if matches > 1 || matches == 1 && slices.ContainsFunc(elsewhere, func(o string) bool { return strings.HasPrefix(o, name) }) {
+	if matches > 1 || matches == 1 && elsewhereBegins(name, match) {
 		return pflag.NormalizedName(name) // ambiguous
 	}
 	return pflag.NormalizedName(match)

@@ -120,8 +120,8 @@ func (fl *Failures) Add(r *runner.Result) error {
 		off := block.Where()
 		rec.Offset, rec.Bytes = &off, block.Len()-int64(len(block.Head()))
 	}
+	rec.Command = r.Command.String() // a job not started: the one it would have run
 	if !r.NotStarted {
-		rec.Command = r.Command.String()
 		rec.Host = r.Host
 	}
 	if r.Err != nil {

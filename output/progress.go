@@ -75,6 +75,11 @@ type Progress struct {
 	// Quiet is how long after Start nothing is drawn, so that a run that
 	// ends at once does not flash a bar.
 	Quiet time.Duration
+	// LineEvery is, for --eta and --progress on a W that is not a
+	// terminal (a log, a pipe), the least time between two lines (default
+	// 1s): there each drawing is a line of its own, written only when the
+	// counts changed, rather than a redraw joined to the last by \r.
+	LineEvery time.Duration
 
 	start  time.Time
 	ticker *time.Ticker
@@ -85,6 +90,10 @@ type Progress struct {
 	bar    *barRenderer
 	ttys   map[*os.File]bool
 	tty    bool // W is a terminal: lines are erased with ANSI codes
+	// lines: each drawing is a line of its own (--eta, --progress off a
+	// terminal); counts is what the last one showed, as done and read.
+	lines  bool
+	counts [2]int64
 	// midLine: output on the screen stopped in the middle of a line, which
 	// drawing (from the line's start) would overwrite; nothing is drawn
 	// until a line ends.
@@ -97,8 +106,12 @@ func (p *Progress) Start() {
 	if p.Every <= 0 {
 		p.Every = 200 * time.Millisecond
 	}
+	if p.LineEvery <= 0 {
+		p.LineEvery = time.Second
+	}
 	p.start = time.Now()
 	p.tty = isTerminal(p.W)
+	p.lines = !p.tty && (p.Mode == ProgressETA || p.Mode == ProgressGNU)
 	p.ticker = time.NewTicker(max(p.Every/4, time.Millisecond))
 }
 
@@ -173,6 +186,12 @@ func (p *Progress) Update(s Stats) {
 	if p.last.IsZero() && now.Sub(p.start) < p.Quiet {
 		return
 	}
+	if p.lines {
+		if now.Sub(p.last) >= p.LineEvery && p.countsNow() != p.counts {
+			p.draw(now)
+		}
+		return
+	}
 	due := p.Every
 	if p.shown == 0 {
 		// Hidden for output: back soon, but not after every result of a
@@ -198,7 +217,9 @@ func (p *Progress) Done() {
 			p.midLine = false
 		}
 		p.draw(time.Now())
-		p.write("\n")
+		if !p.lines {
+			p.write("\n")
+		}
 		p.shown = 0
 		return
 	}
@@ -217,6 +238,12 @@ func (p *Progress) draw(now time.Time) {
 			"Computer:jobs running/jobs completed/%%of started jobs/Average seconds to complete\n",
 			numCPU(), jobsText(p.Jobs)))
 	}
+	if p.lines {
+		p.counts = p.countsNow()
+		p.write(strings.TrimRight(p.line(now, cols), " ") + "\n")
+		p.last = now
+		return
+	}
 	line := truncate(p.line(now, cols), cols-1)
 	width := utf8.RuneCountInString(line)
 	pad := ""
@@ -231,13 +258,20 @@ func (p *Progress) draw(now time.Time) {
 	p.last = now
 }
 
+// countsNow is the jobs done and the items read so far. Jobs done are
+// those that ran (or an earlier run did); items a drain kept from starting
+// are not done, nor left to do: they leave the total.
+func (p *Progress) countsNow() [2]int64 {
+	s := p.stats
+	done := s.OK + s.Failed + s.Skipped
+	return [2]int64{done, max(p.Intake.Read.Load()-s.NotStarted, done)}
+}
+
 // line is the display's text for the counts so far.
 func (p *Progress) line(now time.Time, cols int) string {
 	s := p.stats
-	// Jobs that ran (or an earlier run did); items a drain kept from
-	// starting are not done, nor left to do: they leave the total.
-	done := s.OK + s.Failed + s.Skipped
-	read := max(p.Intake.Read.Load()-s.NotStarted, done)
+	c := p.countsNow()
+	done, read := c[0], c[1]
 	ended := p.Intake.Ended.Load()
 	switch p.Mode {
 	case ProgressETA:
@@ -259,7 +293,7 @@ func (p *Progress) line(now time.Time, cols int) string {
 		}
 		return p.bar.pipeLine(now, pipeCounts{done: done, read: read, bytes: in.Offset.Load(), size: in.Size, unit: unit, since: p.start}, ended, s.Failed, cols)
 	}
-	return p.bar.line(now, done, read, ended, s.Failed, cols)
+	return p.bar.line(done, read, ended, s.Failed, cols)
 }
 
 // write puts text on the terminal; a failure to draw progress is not worth

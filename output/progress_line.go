@@ -3,11 +3,14 @@ package output
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
 )
 
 // etaLine is --eta's line, as GNU parallel's: seconds left, jobs left, the
@@ -55,27 +58,28 @@ func jobsText(jobs int) string {
 	return strconv.Itoa(jobs)
 }
 
-// barRenderer draws --bar's line: the share done, a bar, done/total, the
-// rate and the elapsed time and ETA, after a description that counts
-// failures:
+// barRenderer draws --bar's line with schollz/progressbar: the share done,
+// a bar, done/total, the rate and the elapsed time and time left, after a
+// description that counts failures:
 //
 //	fan: 2 failed  62% |█████████████████████████           | (124/200, 48 jobs/s) [2s:1s]
 //
-// The layout is the one schollz/progressbar draws, which fan used until
-// its imports (net/http and crypto, for a status server fan has no use
-// for) were measured to cost 3 ms of every run's start-up; see
-// BENCHMARKS.md. Its clock starts at the first drawing once something was
-// read, and its width is fixed then, so that resizing does not jump.
+// progressbar only renders: its writer is io.Discard and the line is taken
+// with String, so that the sink, the one writer of stderr, draws it (and
+// clears it before any output). The bar is made at the first drawing once
+// something was read, which starts its clock, and its width is fixed then,
+// so that resizing does not jump.
 type barRenderer struct {
-	start time.Time
-	width int
-	name  string // what the line starts with: fan, and the limit when it changes
+	bar  *progressbar.ProgressBar
+	name string // what the line starts with: fan, and the limit when it changes
 }
 
-// line renders the bar at now for done of read items. With streaming
-// input the total grows as more is read; when the jobs have caught up with
-// the input the line says so instead.
-func (b *barRenderer) line(now time.Time, done, read int64, ended bool, failed int64, cols int) string {
+// line renders the bar for done of read items, on a terminal cols wide.
+// With streaming input the total is what has been read so far and grows as
+// more is read. progressbar marks a bar finished for good once done
+// reaches its total, so it is fed only while done < read: when the jobs
+// have caught up with the input the line says so instead.
+func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int) string {
 	desc := cmp.Or(b.name, "fan")
 	if failed > 0 {
 		desc = fmt.Sprintf("%s: %d failed", desc, failed)
@@ -89,32 +93,27 @@ func (b *barRenderer) line(now time.Time, done, read int64, ended bool, failed i
 		}
 		return fmt.Sprintf("%s  %d done, waiting for input", desc, done)
 	}
-	if b.start.IsZero() {
-		b.start = now
-		b.width = min(max(cols-70, 10), 40)
+	if b.bar == nil {
+		b.bar = progressbar.NewOptions64(read,
+			progressbar.OptionSetWriter(io.Discard),
+			progressbar.OptionSetWidth(min(max(cols-70, 10), 40)),
+			progressbar.OptionSetDescription(desc),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("jobs"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetSpinnerChangeInterval(0), // no goroutine of its own
+		)
 	}
 	if done == 0 {
-		// No rate or ETA to show yet.
+		// No rate or time left to show yet: progressbar would say 0s.
 		return fmt.Sprintf("%s  0/%d done", desc, read)
 	}
-	elapsed := now.Sub(b.start)
-	rate := float64(done) / max(elapsed.Seconds(), 1e-3) // jobs per second
-	left := time.Duration(float64(read-done) / rate * float64(time.Second))
-	filled := int(int64(b.width) * done / read)
-	return fmt.Sprintf("%s %3d%% |%s%s| (%d/%d, %s) [%s:%s]",
-		desc, done*100/read,
-		strings.Repeat("█", filled), strings.Repeat(" ", b.width-filled),
-		done, read, rateText(rate), elapsed.Truncate(time.Second), left.Truncate(time.Second))
-}
-
-// rateText says how many jobs end per second, or per minute or hour when
-// that is less than one.
-func rateText(perSecond float64) string {
-	switch {
-	case perSecond >= 1:
-		return fmt.Sprintf("%.0f jobs/s", perSecond)
-	case perSecond*60 >= 1:
-		return fmt.Sprintf("%.0f jobs/min", perSecond*60)
+	b.bar.Describe(desc)
+	if b.bar.GetMax64() != read {
+		b.bar.ChangeMax64(read)
 	}
-	return fmt.Sprintf("%.0f jobs/hr", perSecond*3600)
+	_ = b.bar.Set64(done) // it renders; an error is only a misuse of it
+	return strings.TrimRight(strings.TrimLeft(b.bar.String(), "\r"), " ")
 }

@@ -22,6 +22,9 @@ type Stats struct {
 	TimedOut int64
 	// Skipped counts jobs an earlier run did (--resume): not read again.
 	Skipped int64
+	// Retries counts the retries of failed jobs (--retries), whatever
+	// became of the jobs.
+	Retries int64
 }
 
 // Read is the number of items read from the input.
@@ -76,6 +79,8 @@ type Sink struct {
 	// Meter); Color paints fan's own messages.
 	Meter Meter
 	Color Palette
+	// Quiet says nothing of retries (--quiet): a line per retry otherwise.
+	Quiet bool
 
 	stats   Stats
 	err     error
@@ -89,9 +94,13 @@ type Sink struct {
 	// pend holds dry-run lines not yet written to Stdout: they are written
 	// in batches, when no event is waiting or before anything else is
 	// written, not with one write(2) each.
-	pend   []byte
-	buf    []byte
-	bufOut *bufio.Writer
+	pend []byte
+	// cannotStart holds the messages said about jobs that could not start
+	// ("fan: gzipp: command not found"): each is said once, not once per
+	// job, though every such job fails.
+	cannotStart map[string]bool
+	buf         []byte
+	bufOut      *bufio.Writer
 }
 
 // Run writes what the events of stream say until its Events channel is
@@ -161,6 +170,7 @@ func (s *Sink) handle(ev *runner.Event) {
 	case runner.Retrying:
 		s.retrying[ev.Result.Item.Seq] = true
 		s.dropLive(ev.Result.Item.Seq)
+		s.retry(ev.Result, ev.Retry)
 	case runner.Status:
 		s.status(ev.Report)
 	case runner.Finished:
@@ -168,6 +178,24 @@ func (s *Sink) handle(ev *runner.Event) {
 		s.accept(ev.Result)
 		s.meterUpdate()
 	}
+}
+
+// retry counts a retry of a failed job and, unless Quiet, says it:
+// "fan: job 6 failed (exit 22), retry 2 of 3 in 2.1s". An attempt that
+// was lost (never reached the job) spends no retry.
+func (s *Sink) retry(r *runner.Result, next runner.Retry) {
+	if next.Lost {
+		return
+	}
+	s.stats.Retries++
+	if s.Quiet {
+		return
+	}
+	line := fmt.Sprintf("fan: job %d failed (%s), retry %d of %d", r.Item.Seq, r.Failure(), next.Number, next.Of)
+	if next.In > 0 {
+		line += fmt.Sprintf(" in %.1fs", next.In.Seconds())
+	}
+	s.say(line)
 }
 
 // say writes one line of fan's own on stderr.
@@ -273,7 +301,7 @@ func (s *Sink) show(r *runner.Result) {
 		s.flush(s.Stderr, &stream{f: errf}, prefix, true)
 	}
 	var capture *runner.CaptureError
-	if r.Err != nil && !errors.As(r.Err, &capture) {
+	if r.Err != nil && !errors.As(r.Err, &capture) && s.firstSaying(r.Err) {
 		s.write(s.Stderr, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: %v", r.Err)))
 			return err
@@ -286,6 +314,25 @@ func (s *Sink) show(r *runner.Result) {
 			return err
 		})
 	}
+}
+
+// firstSaying reports whether the message about a failed job is to be
+// said: always, unless the job could not start for a reason said before
+// (the same missing program for every item).
+func (s *Sink) firstSaying(err error) bool {
+	var se *runner.StartError
+	if !errors.As(err, &se) {
+		return true
+	}
+	if s.cannotStart == nil {
+		s.cannotStart = map[string]bool{}
+	}
+	text := err.Error()
+	if s.cannotStart[text] {
+		return false
+	}
+	s.cannotStart[text] = true
+	return true
 }
 
 // save keeps one job's output and exit status with Results. Its rows may
@@ -309,9 +356,11 @@ func (s *Sink) save(r *runner.Result, out, errf *os.File) {
 
 // flush writes the part of st that is ready to dst: with final, all that
 // is left; otherwise the complete lines, each after prefix (the tag and its
-// tab; "" without --tag). With LineBuffer or a tag, lines never mix, so an
-// unterminated last line is ended with a newline; without them the bytes
-// pass through untouched. It reports whether it wrote.
+// tab; "" without --tag). With a tag, tagged lines never mix, so an
+// unterminated last line is ended with a newline; without one the bytes
+// pass through untouched, with LineBuffer too (as GNU parallel's
+// --line-buffer: a last line without a newline stays so). It reports
+// whether it wrote.
 func (s *Sink) flush(dst *os.File, st *stream, prefix string, final bool) bool {
 	if st.f == nil || s.err != nil {
 		return false
@@ -331,7 +380,7 @@ func (s *Sink) flush(dst *os.File, st *stream, prefix string, final bool) bool {
 	if end <= st.off {
 		return false
 	}
-	lines := s.LineBuffer || s.Tag != nil
+	lines := s.Tag != nil
 	s.writeEnding(dst, func(w io.Writer) (bool, error) {
 		var last byte
 		var err error
@@ -487,7 +536,8 @@ func name(f *os.File, s *Sink) string {
 }
 
 // Summary is the line printed on stderr at the end of a run in which
-// anything failed or was left undone. Its numbers always add up.
+// anything failed, was left undone or was retried. Its numbers always add
+// up; the retries are counted apart.
 // failures is where the failures file is, or "".
 func Summary(s Stats, failures string) string {
 	var b strings.Builder
@@ -498,6 +548,9 @@ func Summary(s Stats, failures string) string {
 	fmt.Fprintf(&b, " + %d not started", s.NotStarted)
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, "; %d skipped as done before", s.Skipped)
+	}
+	if s.Retries > 0 {
+		fmt.Fprintf(&b, "; %d retr%s", s.Retries, map[bool]string{true: "y", false: "ies"}[s.Retries == 1])
 	}
 	if failures != "" && s.Failed+s.NotStarted > 0 {
 		fmt.Fprintf(&b, "; failed items are in %s", failures)

@@ -136,10 +136,10 @@ func TestLineBufferKeepOrder(t *testing.T) {
 	lr.stays("1a\n1b\n")
 	lr.end(j1) // job 2's buffered lines follow, then job 3 is the head
 	lr.waitFor("1a\n1b\n2a\n2b\n3a\n")
-	j3.Stdout.WriteString("3b") // unterminated: completed when the job ends
+	j3.Stdout.WriteString("3b") // unterminated: written as it is when the job ends
 	lr.end(j3)
 	lr.close()
-	if got := lr.written(); got != "1a\n1b\n2a\n2b\n3a\n3b\n" {
+	if got := lr.written(); got != "1a\n1b\n2a\n2b\n3a\n3b" {
 		t.Fatalf("stdout is %q", got)
 	}
 }

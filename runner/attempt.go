@@ -46,12 +46,13 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 			return
 		}
 		p.slots.Put(slot)
-		p.events <- Event{Kind: Retrying, Result: r}
-		wait := time.Duration(0)
+		retry := Retry{Lost: lost}
 		if !lost {
-			wait = backoff(p.RetryDelay, attempt)
+			retry = Retry{Number: attempt, Of: p.Retries - 1, In: backoff(p.RetryDelay, attempt)}
 			attempt++
 		}
+		wait := retry.In
+		p.events <- Event{Kind: Retrying, Result: r, Retry: retry}
 		// A retry is a new start: a drain or a halt cancels it.
 		var ok bool
 		if Sleep(p.intake, wait) {

@@ -1,6 +1,9 @@
 package runner
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // EventKind says what an Event reports.
 type EventKind uint8
@@ -34,6 +37,20 @@ type Event struct {
 	Live    *LiveFiles
 	Text    string
 	Report  *Report
+	// Retry says, for Retrying, which retry comes next and when.
+	Retry Retry
+}
+
+// Retry is the retry a Retrying event announces.
+type Retry struct {
+	// Number is the retry that comes next (1 for the first), of Of in
+	// all (--retries N allows N-1), after In.
+	Number, Of int
+	In         time.Duration
+	// Lost says that the attempt never reached the job (its host could
+	// not be reached, or --memfree put it back): it runs again without
+	// spending a retry, and Number, Of and In are not set.
+	Lost bool
 }
 
 // Report is the runner's part of a status report.

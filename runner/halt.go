@@ -82,10 +82,11 @@ type Halted struct {
 	OK      bool
 }
 
-// Message is the line that tells the user why the run halts, naming the
-// job that met the condition as GNU parallel does ("This job failed"):
-// running is how many jobs are still running.
-func (h *Halted) Message(halt Halt, running int) string {
+// Message is the line that tells the user why the run halts: the job that
+// met the condition, with its command, as GNU parallel's "This job failed",
+// then what becomes of the jobs still running, named by number (running,
+// in input order), so that the command is not read as theirs.
+func (h *Halted) Message(halt Halt, running []int64) string {
 	how := "failed"
 	switch {
 	case h.OK:
@@ -96,14 +97,31 @@ func (h *Halted) Message(halt Halt, running int) string {
 		how = fmt.Sprintf("failed (exit %d)", h.Status)
 	}
 	next := "starting no new jobs"
-	if running > 0 {
+	if len(running) > 0 {
 		verb := "waiting for"
 		if halt.Now {
 			verb = "stopping"
 		}
-		next = fmt.Sprintf("starting no new jobs, %s %d running job%s", verb, running, plural(running))
+		next = fmt.Sprintf("starting no new jobs, %s running job%s %s", verb, plural(len(running)), seqList(running))
 	}
-	return fmt.Sprintf("fan: --halt: job %d %s; %s: %s", h.Seq, how, next, h.Command)
+	return fmt.Sprintf("fan: --halt: job %d (%s) %s; %s", h.Seq, h.Command, how, next)
+}
+
+// seqList names jobs by number: "1, 3 and 4", the first ten of a longer
+// list and how many more.
+func seqList(seqs []int64) string {
+	const most = 10
+	words := make([]string, 0, min(len(seqs), most)+1)
+	for _, s := range seqs[:min(len(seqs), most)] {
+		words = append(words, strconv.FormatInt(s, 10))
+	}
+	if len(seqs) > most {
+		words = append(words, fmt.Sprintf("%d more", len(seqs)-most))
+	}
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func plural(n int) string {

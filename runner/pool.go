@@ -177,7 +177,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 		slot, ok := p.acquire(intake)
 		p.out(&item)
 		if !ok {
-			p.deliver(ticketed{ticket: ticket, r: notStarted(item)})
+			p.deliver(ticketed{ticket: ticket, r: p.notStarted(item)})
 			p.notStartedRest(ticket+1, items)
 			return nil
 		}
@@ -288,13 +288,20 @@ func (p *Pool) kill() context.Context {
 func (p *Pool) notStartedRest(ticket int64, items <-chan input.Item) {
 	for item := range items {
 		p.out(&item)
-		p.deliver(ticketed{ticket: ticket, r: notStarted(item)})
+		p.deliver(ticketed{ticket: ticket, r: p.notStarted(item)})
 		ticket++
 	}
 }
 
-func notStarted(item input.Item) *Result {
-	return &Result{Item: item, Status: -1, NotStarted: true}
+// notStarted is the result of an item a drain or a halt kept from
+// starting. It carries the command the job would have run, for the
+// failures file's sidecar, rendered with no slot ({%} is 0).
+func (p *Pool) notStarted(item input.Item) *Result {
+	r := &Result{Item: item, Status: -1, NotStarted: true}
+	if p.Template != nil {
+		r.Command = p.Template.Render(&r.Item, 0)
+	}
+	return r
 }
 
 // acquire waits for a place in the window, for room in the output hold and

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -61,6 +62,21 @@ type Result struct {
 // not the job's own --timeout.
 func (r *Result) Stopped() bool {
 	return r.Status == -1 && !r.NotStarted && !r.TimedOut && r.Err == nil
+}
+
+// Failure says how a job that did not succeed failed, for a message:
+// "exit 22", "signal 9", "timed out after 2.0s", or why it could not
+// start.
+func (r *Result) Failure() string {
+	switch {
+	case r.TimedOut:
+		return fmt.Sprintf("timed out after %.1fs", r.TimeLimit.Seconds())
+	case r.Err != nil:
+		return r.Err.Error()
+	case r.Signal != 0:
+		return fmt.Sprintf("signal %d", int(r.Signal))
+	}
+	return fmt.Sprintf("exit %d", r.Status)
 }
 
 // OK reports whether the job ran and exited 0.
