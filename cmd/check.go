@@ -29,6 +29,7 @@ type Config struct {
 	records    *input.Records // pipe mode's records; nil in argument mode
 	remote     *remoteSpec    // the hosts of -S; nil without
 	shard      input.Shard    // --shard, resolved
+	counts     *runner.Counts // the numbers of --plus's {##}, {0#} and {0%}
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -99,6 +100,7 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	if o.Runner.WorkDir == "..." && c.remote == nil {
 		return nil, usageErrorf("--workdir ...: a temporary directory per job is made on remote hosts (-S) only (give a directory, which may hold {})")
 	}
+	c.counts = &runner.Counts{Jobs: c.jobs}
 	functions := runner.ExportedFunctions(env)
 	shell, err := c.shell(functions)
 	if err != nil {
@@ -114,7 +116,7 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		words = []string{"echo"} // as in xargs
 	}
 	c.template = runner.NewTemplate(runner.TemplateOptions{
-		Words: words, Replace: c.replace, Shell: shell,
+		Words: words, Replace: c.replace, Plus: o.Runner.Plus, Counts: c.counts, Shell: shell,
 		Argv: o.Xargs, Context: o.Input.PackContext || o.changed("max-replace-args") && c.records == nil,
 		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
 		Functions: functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
@@ -228,15 +230,21 @@ func (c *Config) shell(functions map[string]bool) (string, error) {
 // workDir is --workdir as the pool renders it for each job, or nil.
 func (c *Config) workDir() *runner.Text {
 	if d := c.Runner.WorkDir; d != "" && d != "." { // ".": where fan runs, as in GNU parallel
-		return runner.NewText(d, c.replace)
+		return runner.NewText(d, c.syntax())
 	}
 	return nil
+}
+
+// syntax is the replacement strings of the command, --tagstring and the
+// other texts rendered per job.
+func (c *Config) syntax() runner.Syntax {
+	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts}
 }
 
 // tagger returns what starts each output line of a job (--tag,
 // --tagstring), or nil.
 func (c *Config) tagger() func(*runner.Result) string {
-	return output.NewTagger(c.Output.TagString, c.replace, c.Output.Tag)
+	return output.NewTagger(c.Output.TagString, c.syntax(), c.Output.Tag)
 }
 
 // linked tells, for each input source, whether it is linked to the one

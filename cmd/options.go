@@ -94,6 +94,7 @@ type RunnerOptions struct {
 	Command        []string
 	Replace        string // -I
 	Quote          bool   // -q
+	Plus           bool   // --plus: GNU parallel's further replacement strings
 	WorkDir        string // --workdir
 	Shell          string // --shell
 	DryRun         bool   // --dry-run

@@ -206,10 +206,10 @@ func (r *remoteSpec) logins() []remote.Login {
 // has ended.
 func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), stopIntake func()) (func(), error) {
 	for _, t := range r.transfer {
-		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.replace))
+		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.syntax()))
 	}
 	for _, t := range r.ret {
-		pool.Return = append(pool.Return, runner.NewText(t, c.replace))
+		pool.Return = append(pool.Return, runner.NewText(t, c.syntax()))
 	}
 	pool.Cleanup = r.cleanup
 	jobs := r.jobs

@@ -103,6 +103,12 @@ func run(c *Config) outcome {
 		reader.Prefetch = true
 		pool.Total = counted.Read.Load
 	}
+	if c.counts.NeedsTotal() && reader != nil {
+		// --plus's {##} is the number of jobs: all of the input is read
+		// first, as GNU parallel does.
+		reader.Prefetch = true
+		c.counts.Total = counted.Read.Load
+	}
 	var watch *runner.XargsStop
 	if c.Xargs {
 		watch = &runner.XargsStop{Stop: st.stopIntake}
@@ -306,7 +312,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		pool.Spool, sink.Spool = spool, spool
 		closeSpool = spool.Close
 	}
-	switch name := runner.NewText(o.Results, c.replace); {
+	switch name := runner.NewText(o.Results, c.syntax()); {
 	case o.Results == "":
 	case output.IsResultsTable(o.Results):
 		// --results NAME.csv: rows of one file, opened with the books

@@ -1,0 +1,32 @@
+package main
+
+import "testing"
+
+// vocabCases are GNU parallel's everyday flags beyond the core (--plus,
+// --header in argument mode, --shuf ...), run through fan and GNU parallel
+// as diffCases are. Cases where fan deliberately differs are left out,
+// each with the reason:
+//   - {choose_k}, {uniq}, {host}, {sshlogin}, {hgrp}, {agrp} of --plus:
+//     fan does not have them (see README).
+//   - --plus's regular expressions are Perl's in GNU parallel and Go's in
+//     fan: only expressions both read alike are compared.
+var vocabCases = []diffCase{
+	// --plus: the fixed forms, on paths with and without extensions.
+	{name: "plus-fixed", args: []string{"-k", "--plus", "echo", "{+/}", "{+.}", "{+..}", "{+...}", "{..}", "{...}", "{/..}", "{/...}", ":::", "a/b.c.d.e", "x", ".bashrc", "a.b/c", "d/.e.f"}},
+	{name: "plus-positional", args: []string{"-k", "--plus", "echo", "{1..}", "{2+.}", "{1/..}", "{2:-x}", "{1:2}", "{1#a}", "{-1:-q}", ":::", "a.b.c/d.e.f.g", ":::", "x.y", ""}},
+	{name: "plus-substrings", args: []string{"-k", "--plus", "echo", "[{:5}]", "[{:1:10}]", "[{:5:1}]", "[{:0:2}]", "[{:-d}]", ":::", "abc", "0", "", "abcdefg"}},
+	{name: "plus-trim", args: []string{"-k", "--plus", "echo", "{%.z.*z}", "{%%.z.*z}", "{#z.*z.}", "{##z.*z.}", "{%.gz}", "{#[a-z]*.}", ":::", "z.z.z.fooz.z.z", "Z.zZ", "a.tar.gz"}},
+	{name: "plus-substitute", args: []string{"-k", "--plus", "echo", "{/z/Q}", "{//z/Q}", "{/#z/Q}", "{/%z/Q}", "{/z/}", "{//[0-9]/#}", ":::", "z.z.z.fooz.z.z", "Z.zZ", "a1b22"}},
+	{name: "plus-case", args: []string{"-k", "--plus", "echo", "{^z}", "{^^z}", "{,Z}", "{,,Z}", "{^^[a-c]}", ":::", "z.z.z.fooz.z.z", "Z.zZ", "abcd"}},
+	{name: "plus-counts", args: []string{"-k", "--plus", "echo", "{##}", "{0#}", "{#}", ":::", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"}},
+	{name: "plus-counts-stdin", args: []string{"-k", "--plus", "echo", "{##}-{0#}"}, stdin: "a\nb\nc\n"},
+	{name: "plus-slot-one-job", args: []string{"-k", "--plus", "-j1", "echo", "{0%}", "{slot}", ":::", "a", "b"}},
+	{name: "plus-hostile", args: []string{"-k", "--plus", "echo", "{..}", "{/a/\\$}", "{:-$HOME}", ":::", "$(echo x).y.z", "a;b.c", "", "'a'"}},
+	{name: "plus-off", args: []string{"-k", "echo", "{..}", "{+/}", ":::", "a.b.c"}},
+}
+
+// TestDifferentialVocab runs vocabCases through fan and GNU parallel.
+func TestDifferentialVocab(t *testing.T) {
+	t.Parallel()
+	diffWithParallel(t, vocabCases, map[string]string{"cols.tsv": "name\tsize\nx.txt\t1\ny.gz\t2\n", "cols.csv": "a,b\n1,2\n3,4\n", "names.txt": "first\nx\ny\n"})
+}
