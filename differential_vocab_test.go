@@ -23,6 +23,18 @@ var vocabCases = []diffCase{
 	{name: "plus-slot-one-job", args: []string{"-k", "--plus", "-j1", "echo", "{0%}", "{slot}", ":::", "a", "b"}},
 	{name: "plus-hostile", args: []string{"-k", "--plus", "echo", "{..}", "{/a/\\$}", "{:-$HOME}", ":::", "$(echo x).y.z", "a;b.c", "", "'a'"}},
 	{name: "plus-off", args: []string{"-k", "echo", "{..}", "{+/}", ":::", "a.b.c"}},
+
+	// --header in argument mode: the first value of each source names it,
+	// or the first line names the columns (split at --colsep, else a tab).
+	{name: "header-sources", args: []string{"-k", "--header", ":", "echo", "{a}", "{b}", "{a.}", "{b/}", ":::", "a", "x.y", "z", ":::", "b", "d/1", "2"}},
+	{name: "header-colsep", args: []string{"-k", "--header", ":", "--colsep", ",", "echo", "{b}-{a}", "{2}", "::::", "cols.csv"}},
+	{name: "header-tab", args: []string{"-k", "--header", ":", "echo", "{size}", "{name/.}", "{1}", "::::", "cols.tsv"}},
+	{name: "header-stdin", args: []string{"-k", "--header", ":", "echo", "{size}:{name}"}, stdin: "name\tsize\nx\t1\ny\t2\n"},
+	{name: "header-file-and-list", args: []string{"-k", "--header", ":", "--colsep", ",", "echo", "{b}{a}{c}", "::::", "cols.csv", ":::", "c", "p", "q"}},
+	{name: "header-regexp", args: []string{"-k", "--header", ".*", "echo", "{first}", "::::", "names.txt"}},
+	{name: "header-tagstring", args: []string{"-k", "--header", ":", "--tagstring", "{a}", "echo", "{a}", ":::", "a", "x", "y"}},
+	{name: "header-zero", args: []string{"-k", "--header", "0", "echo", "{names.txt}", "::::", "names.txt"}},
+	{name: "header-only", args: []string{"-k", "--header", ":", "echo", "{a}", ":::", "a"}},
 }
 
 // TestDifferentialVocab runs vocabCases through fan and GNU parallel.

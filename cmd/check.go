@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"os/exec"
+	"regexp"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -30,6 +31,10 @@ type Config struct {
 	remote     *remoteSpec    // the hosts of -S; nil without
 	shard      input.Shard    // --shard, resolved
 	counts     *runner.Counts // the numbers of --plus's {##}, {0#} and {0%}
+	colsep     *regexp.Regexp // --colsep, or a tab with --header in argument mode
+	names      map[string]int // the columns --header named, and their numbers
+	shellPath  string         // the shell of jobs that need one
+	functions  map[string]bool
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -58,7 +63,11 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	if c.delim, err = o.Input.delimiter(o.Xargs && o.changed("delimiter")); err != nil {
 		return nil, err
 	}
-	if o.Input.Colsep != nil {
+	c.colsep = o.Input.Colsep
+	if err := c.checkHeader(); err != nil {
+		return nil, err
+	}
+	if c.colsep != nil {
 		c.trim = input.Trim{Left: true, Right: true} // as GNU parallel
 	}
 	if o.Input.Trim != nil {
@@ -111,23 +120,36 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 			return nil, err
 		}
 	}
-	words := o.Runner.Command
-	if o.Xargs && len(words) == 0 {
-		words = []string{"echo"} // as in xargs
-	}
-	c.template = runner.NewTemplate(runner.TemplateOptions{
-		Words: words, Replace: c.replace, Plus: o.Runner.Plus, Counts: c.counts, Shell: shell,
-		Argv: o.Xargs, Context: o.Input.PackContext || o.changed("max-replace-args") && c.records == nil,
-		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
-		Functions: functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
-	})
-	if err := c.template.Err(); err != nil {
-		return nil, usageErrorf("the command: %v", err)
+	c.shellPath, c.functions = shell, functions
+	if err := c.buildTemplate(); err != nil {
+		return nil, err
 	}
 	if d := o.Output.Display; d.Bar && d.NoBar {
 		return nil, usageErrorf("--bar and --no-bar cannot be used together (pick one)")
 	}
 	return c, nil
+}
+
+// buildTemplate builds the command template of c's options, with the
+// replacement strings of c.syntax(): again once --header has named the
+// columns.
+func (c *Config) buildTemplate() error {
+	o := c.Options
+	words := o.Runner.Command
+	if o.Xargs && len(words) == 0 {
+		words = []string{"echo"} // as in xargs
+	}
+	sx := c.syntax()
+	c.template = runner.NewTemplate(runner.TemplateOptions{
+		Words: words, Replace: sx.Replace, Plus: sx.Plus, Counts: sx.Counts, Names: sx.Names, Shell: c.shellPath,
+		Argv: o.Xargs, Context: o.Input.PackContext || o.changed("max-replace-args") && c.records == nil,
+		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
+		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
+	})
+	if err := c.template.Err(); err != nil {
+		return usageErrorf("the command: %v", err)
+	}
+	return nil
 }
 
 // checkJobs sets c.jobs from -j: under --xargs 1 unless given, and only
@@ -238,7 +260,7 @@ func (c *Config) workDir() *runner.Text {
 // syntax is the replacement strings of the command, --tagstring and the
 // other texts rendered per job.
 func (c *Config) syntax() runner.Syntax {
-	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts}
+	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts, Names: c.names}
 }
 
 // tagger returns what starts each output line of a job (--tag,

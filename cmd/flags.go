@@ -48,7 +48,7 @@ func addPipeFlags(f *pflag.FlagSet, o *Options) {
 	optionalStringVar(f, &p.RecStart, "recstart", "records start with `STR` (blocks are cut before it)")
 	optionalStringVar(f, &p.RecEnd, "recend", "records end with `STR` (default \\n; blocks are cut after it)")
 	f.BoolVar(&p.Regexp, "regexp", false, "--recstart and --recend are regular expressions")
-	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block")
+	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block; without --pipe, the first record of each source names its columns, {name} (0: name file sources by their file names)")
 	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends")
 	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends")
 	f.BoolVar(&p.RoundRobin, "round-robin", false, "start one job per slot and deal the blocks to them as they take them")

@@ -227,8 +227,12 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 		if srcs, gates, closeInput, err = input.OpenSources(c.sources, c.delim, stdin); err != nil {
 			return nil, nil, &inputError{err}
 		}
+		if err := c.readHeader(srcs); err != nil {
+			closeInput()
+			return nil, nil, err
+		}
 	}
-	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.Input.Colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
 		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read,
 		Shard: c.shard}
 	if c.pack != nil {
@@ -329,7 +333,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 			closeSpool()
 			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
-		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.Input.Colsep}
+		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
 	}
 	return sink, closeSpool, nil
 }

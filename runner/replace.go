@@ -60,6 +60,9 @@ type Syntax struct {
 	Replace string
 	// Plus adds GNU parallel's --plus replacement strings.
 	Plus bool
+	// Names are the columns that --header named: {name} is {n}, and so
+	// are {name.} {name/} {name//} {name/.}.
+	Names map[string]int
 	// Counts gives {##}, {0#} and {0%} their numbers; it may be shared by
 	// several templates and texts. Nil is none: those strings are then
 	// literal text.
@@ -156,6 +159,9 @@ func parseBrace(s string, sx Syntax) (*token, int, error) {
 	case "%":
 		return &token{what: jobSlot}, end + 1, nil
 	}
+	if t := named(body, sx.Names); t != nil {
+		return t, end + 1, nil
+	}
 	if sx.Plus {
 		if t := plusCount(body, sx.Counts); t != nil {
 			return t, end + 1, nil
@@ -200,6 +206,21 @@ func parseBrace(s string, sx Syntax) (*token, int, error) {
 	}
 	t.fn = fn
 	return t, end + 1, err
+}
+
+// named parses {name} and its modified forms for a column named by
+// --header, or returns nil.
+func named(body string, names map[string]int) *token {
+	if len(names) == 0 {
+		return nil
+	}
+	for _, suffix := range []string{"", ".", "/", "//", "/."} {
+		name, ok := strings.CutSuffix(body, suffix)
+		if n, known := names[name]; ok && known {
+			return &token{what: posArg, n: n, mod: modifiers[suffix]}
+		}
+	}
+	return nil
 }
 
 // plusCount parses --plus's {##}, {0#}, {0%} and {slot}, or returns nil.

@@ -23,6 +23,8 @@ type TemplateOptions struct {
 	Plus bool
 	// Counts gives --plus's {##}, {0#} and {0%} their numbers.
 	Counts *Counts
+	// Names are the columns --header named ({name} is {n}).
+	Names map[string]int
 	// Shell runs jobs that need a shell; "" means /bin/sh.
 	Shell string
 	// Argv is xargs's way (--xargs): each word is one argument as given,
@@ -115,7 +117,7 @@ func NewTemplate(o TemplateOptions) *Template {
 	if o.Argv {
 		return t.parseArgv(o.Words, o.Replace)
 	}
-	sx := Syntax{Replace: o.Replace, Plus: o.Plus, Counts: o.Counts}
+	sx := Syntax{Replace: o.Replace, Plus: o.Plus, Counts: o.Counts, Names: o.Names}
 	sx.Replace = sx.replaceOf()
 	if len(o.Words) == 0 {
 		t.raw = true
