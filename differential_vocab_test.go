@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
 
 // vocabCases are GNU parallel's everyday flags beyond the core (--plus,
 // --header in argument mode, --shuf ...), run through fan and GNU parallel
@@ -41,4 +46,45 @@ var vocabCases = []diffCase{
 func TestDifferentialVocab(t *testing.T) {
 	t.Parallel()
 	diffWithParallel(t, vocabCases, map[string]string{"cols.tsv": "name\tsize\nx.txt\t1\ny.gz\t2\n", "cols.csv": "a,b\n1,2\n3,4\n", "names.txt": "first\nx\ny\n"})
+}
+
+// TestDifferentialConfig: the config file, -J profiles and $PARALLEL are
+// read as GNU parallel reads them (where fan's order of precedence is the
+// same: -J above $PARALLEL is fan's own, see README).
+func TestDifferentialConfig(t *testing.T) {
+	t.Parallel()
+	par, err := exec.LookPath("parallel")
+	if err != nil {
+		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
+	}
+	fan, err := exec.LookPath("fan")
+	if err != nil {
+		t.Fatalf("fan is not on PATH: %v", err)
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	for name, body := range map[string]string{
+		"config": "# tagged\n  # indented comment\n-k --tagstring '[{}] x'\n",
+		"prof":   "-k\n--dry-run\n",
+	} {
+		if err := os.MkdirAll(filepath.Join(home, ".parallel"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".parallel", name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"echo", ":::", "a", "b c"},
+		{"-J", "prof", "echo", ":::", "a", "b c"},
+		{"--tagstring", "cmd", "echo", ":::", "a"},
+		{"--plain", "-k", "echo", ":::", "a"},
+	} {
+		for _, env := range []string{"PARALLEL=", "PARALLEL=--tag -j1"} {
+			fout, fstatus := runDiff(t, dir, home, "env", append([]string{env, fan}, args...), "")
+			pout, pstatus := runDiff(t, dir, home, "env", append([]string{env, par, "--will-cite"}, args...), "")
+			if fout != pout || fstatus != pstatus {
+				t.Errorf("%s fan %q: %q (exit %d); GNU parallel: %q (exit %d)", env, args, fout, fstatus, pout, pstatus)
+			}
+		}
+	}
 }

@@ -18,6 +18,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addRemoteFlags(f, o)
 	addTerminalFlags(f, o)
 	addXargsFlags(f, o)
+	addConfigFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
 	f.Bool("version", false, "print fan's version")
 	f.SetNormalizeFunc(spelling) // last: it looks at every flag's name

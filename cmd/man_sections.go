@@ -128,10 +128,31 @@ when set and not empty (as CI services do), no progress bar is shown unless
 .B TMPDIR
 where the output of running jobs is kept until it is written (in files
 removed as they are made); /tmp when unset
+.TP
+.B FAN_OPTS
+default options, read before the command line (and before \fB\-J\fR
+profiles), split into words as a shell does
+.TP
+.B PARALLEL
+default options as GNU parallel reads them, only when the value starts with
+\fB\-\fR (PARALLEL=4, exported for make or MPI, is ignored); below
+FAN_OPTS
+.TP
+.B PARALLEL_HOME
+where the config file and profiles are; ~/.parallel when unset
 `
 
 // manSeeAlso ends the man page.
-const manSeeAlso = `.SH SEE ALSO
+const manSeeAlso = `.SH FILES
+.TP
+.B ~/.parallel/config
+default options, one or more a line (# starts a comment line), below
+$PARALLEL and FAN_OPTS; not read when \fB\-J\fR names a profile
+.TP
+.B ~/.parallel/PROFILE
+the default options of \fB\-J PROFILE\fR, above $PARALLEL and FAN_OPTS;
+words after the options go in front of the command
+.SH SEE ALSO
 .BR xargs (1),
 .BR parallel (1),
 .BR sh (1)

@@ -24,6 +24,10 @@ type Options struct {
 	Xargs bool
 	// Completion is --completion SHELL: print its completion script.
 	Completion string
+	// Profiles are the -J profiles and Plain is --plain: read (or not)
+	// before the flags are parsed (config.go).
+	Profiles []string
+	Plain    bool
 	// ShowLimits is --show-limits: print the command-size limits.
 	ShowLimits bool
 	// DrainTimeout is --drain-timeout: how long a drain may last before

@@ -36,7 +36,7 @@ var elsewhere = strings.Fields(`basefile block-timeout bibtex citation
 	decompress-program embed files filter-hosts gnu group-by hostgroups
 	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
 	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
-	number-of-threads onall open-tty output-as-files profile
+	number-of-threads onall open-tty output-as-files
 	record-env remove-rec-sep retry-failed rsync-opts
 	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
 	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
