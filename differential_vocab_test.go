@@ -39,6 +39,11 @@ var vocabCases = []diffCase{
 	{name: "header-regexp", args: []string{"-k", "--header", ".*", "echo", "{first}", "::::", "names.txt"}},
 	{name: "header-tagstring", args: []string{"-k", "--header", ":", "--tagstring", "{a}", "echo", "{a}", ":::", "a", "x", "y"}},
 	{name: "header-zero", args: []string{"-k", "--header", "0", "echo", "{names.txt}", "::::", "names.txt"}},
+	// --shuf, --nice, --env locally.
+	{name: "shuf", args: []string{"--shuf", "echo", ":::", "a", "b", "c", "d", "e"}, sorted: true},
+	{name: "shuf-seq", args: []string{"--shuf", "echo", "{#}", ":::", "a", "b", "c"}, sorted: true},
+	{name: "nice", args: []string{"-k", "-n0", "--nice", "5", "nice", ":::", "1", "2"}},
+	{name: "env-local", args: []string{"-k", "--env", "HOME", "echo", ":::", "a"}},
 	{name: "header-only", args: []string{"-k", "--header", ":", "echo", "{a}", ":::", "a"}},
 }
 

@@ -201,6 +201,8 @@ func (out *OutputOptions) check() error {
 		return usageErrorf("--resume and --resume-failed need --joblog FILE (the log of the earlier run)")
 	case !out.Group:
 		return usageErrorf("--group=false is not an output mode (use -u to let jobs write straight through, or --line-buffer)")
+	case out.Files && out.LineBuffer:
+		return usageErrorf("--files and --line-buffer cannot be used together (a job's file is whole when it ends; pick one)")
 	case out.Ungroup && out.KeepOrder:
 		return usageErrorf("-u and -k cannot be used together (ungrouped output has no order to keep)")
 	}
@@ -217,7 +219,7 @@ func (out *OutputOptions) checkUngroup() error {
 	switch {
 	case out.LineBuffer:
 		return usageErrorf("-u and --line-buffer cannot be used together (pick one)")
-	case out.Tag || out.TagString != "":
+	case out.Tag || out.TagString != "" || out.CTag || out.CTagString != "":
 		flag := "--tag"
 		if out.TagString != "" {
 			flag = "--tagstring"
@@ -225,6 +227,8 @@ func (out *OutputOptions) checkUngroup() error {
 		return usageErrorf("-u and %s cannot be used together (ungrouped output passes fan by; use --line-buffer %s for tagged lines as they come)", flag, flag)
 	case out.Results != "":
 		return usageErrorf("-u and --results cannot be used together (ungrouped output is not captured, so there is nothing to save)")
+	case out.Files:
+		return usageErrorf("-u and --files cannot be used together (ungrouped output is not captured, so there is nothing to keep)")
 	}
 	return nil
 }
@@ -266,7 +270,22 @@ func (c *Config) syntax() runner.Syntax {
 // tagger returns what starts each output line of a job (--tag,
 // --tagstring), or nil.
 func (c *Config) tagger() func(*runner.Result) string {
-	return output.NewTagger(c.Output.TagString, c.syntax(), c.Output.Tag)
+	o := &c.Output
+	tagString := o.TagString
+	if o.CTagString != "" && !c.flagSet("tagstring") {
+		tagString = o.CTagString
+	}
+	return output.NewTagger(tagString, c.syntax(), o.Tag || o.CTag || c.flagSet("ctagstring"))
+}
+
+// shownTagger is tagger for the lines fan writes: with --ctag or
+// --ctagstring, in color when stdout takes it.
+func (c *Config) shownTagger() func(*runner.Result) string {
+	o := &c.Output
+	if !o.CTag && !c.flagSet("ctagstring") {
+		return c.tagger()
+	}
+	return output.ColorTags(c.tagger(), output.NewPalette(o.Display.Color, c.Streams.Out, c.Env.Get))
 }
 
 // linked tells, for each input source, whether it is linked to the one

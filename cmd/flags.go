@@ -37,6 +37,7 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.Input.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
 	f.StringVar(&o.Input.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
 	f.BoolVar(&o.Input.Link, "link", false, "zip several input sources instead of combining every item of each")
+	f.BoolVar(&o.Input.Shuf, "shuf", false, "run the jobs in a random order (all of the input is read first; {#} counts in that order)")
 	shardVar(f, &o.Input.Shard, "shard", "take only every Nth item: `I/N` takes items I, I+N, I+2N ... (counted from 0); auto or auto/N reads I (and N) from a Slurm job array or a Kubernetes Indexed Job")
 }
 
@@ -77,6 +78,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 	timeoutVar(f, &o.Runner.Timeout, "timeout", "kill a job running longer than `D` (30, 1.5s, 2m, 1m30, 1d2h, 250ms, or N% of the median runtime)")
 	intVarP(f, &o.Runner.Retries, "retries", "", 0, "--retries: %d is negative (try --retries 3)", "run a failing job up to `N` times in all")
 	durationVar(f, &o.Runner.RetryDelay, "retry-delay", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
+	f.IntVar(&o.Runner.Nice, "nice", 0, "run the jobs at nice value `N` (higher is kinder to the rest of the machine; below fan's own needs root)")
 	durationVar(f, &o.Runner.Delay, "delay", "start jobs at least `D` apart")
 	durationVar(f, &o.DrainTimeout, "drain-timeout", "after Ctrl-C, let running jobs finish for at most `D`, then stop them")
 	haltVar(f, &o.Runner.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
@@ -91,7 +93,10 @@ func addOutputFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Output.LineBuffer, "lb", false, "same as --line-buffer")
 	f.BoolVar(&o.Output.Tag, "tag", false, "start each output line with the job's input and a tab")
 	escapedVar(f, &o.Output.TagString, "tagstring", "start each output line with `STR` (replacement strings allowed) and a tab")
+	f.BoolVar(&o.Output.CTag, "ctag", false, "as --tag, each job's tag on a color of its own when stdout is a terminal (see --color)")
+	escapedVar(f, &o.Output.CTagString, "ctagstring", "as --tagstring `STR`, in color as --ctag")
 	f.StringVar(&o.Output.Results, "results", "", "also save each job's stdout, stderr and exit status under `DIR` (or in files named by DIR, when it holds {}; or as rows of DIR alone, when it ends in .csv, .tsv or .json)")
+	f.BoolVar(&o.Output.Files, "files", false, "keep each job's stdout in a file of its own in --tmpdir (kept until you remove it) and print the file's name instead")
 	f.StringVar(&o.Output.TmpDir, "tmpdir", "", "keep captured job output in `DIR`, and give jobs TMPDIR=DIR (default: $TMPDIR, else /tmp)")
 }
 
@@ -145,7 +150,7 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 // mayBeEmpty are the string flags whose empty value means something: a tag
 // of no text, no end-of-input string, the default delimiter (as in GNU
 // parallel; xargs's -d refuses it on its own).
-var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true, "delimiter": true, "recstart": true, "recend": true}
+var mayBeEmpty = map[string]bool{"tagstring": true, "ctagstring": true, "eof": true, "delimiter": true, "recstart": true, "recend": true}
 
 // refuseEmpty fails on a plain string flag (--results, --shell...) given
 // an empty value, which would otherwise quietly mean the default, as if it

@@ -68,6 +68,7 @@ type InputOptions struct {
 	// arguments (the -a files are in ArgFiles).
 	Sources []input.SourceSpec
 	Shard   ShardSpec // --shard
+	Shuf    bool      // --shuf: run the jobs in a random order
 	// Pipe mode: the flags of --pipe and --pipepart.
 	Pipe PipeOptions
 }
@@ -99,6 +100,7 @@ type RunnerOptions struct {
 	Replace        string // -I
 	Quote          bool   // -q
 	Plus           bool   // --plus: GNU parallel's further replacement strings
+	Nice           int    // --nice: the jobs' nice value; 0 leaves it
 	WorkDir        string // --workdir
 	Shell          string // --shell
 	DryRun         bool   // --dry-run
@@ -122,9 +124,12 @@ type OutputOptions struct {
 	LineBuffer bool   // --line-buffer
 	Tag        bool   // --tag
 	TagString  string // --tagstring, its escapes read
+	CTag       bool   // --ctag: --tag in color
+	CTagString string // --ctagstring: --tagstring in color
 	Verbose    bool   // -t
 	Results    string // --results
 	TmpDir     string // --tmpdir
+	Files      bool   // --files: keep each job's stdout in a file, print its name
 	Failures   string // --failures
 	Joblog     Joblog // --joblog
 	Resume     bool   // --resume

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -143,6 +144,12 @@ func run(c *Config) outcome {
 		}
 		defer local.Close()
 		local.FewThreads, local.Notify = budget.FewThreads, stream.Notify
+		if c.flagSet("nice") {
+			if err := local.SetNice(c.Runner.Nice); err != nil {
+				books.Close(false)
+				return failed(usageErrorf("%v", err))
+			}
+		}
 		pool.Exec = local
 		if c.remote != nil {
 			closeHosts, err := c.remote.attach(c, pool, stream.Notify, st.stopIntake)
@@ -233,7 +240,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 		}
 	}
 	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
-		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read,
+		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read, Shuffle: c.Input.Shuf,
 		Shard: c.shard}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
@@ -294,12 +301,15 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		Stdout: c.Streams.Out, Stderr: c.Streams.Err, KeepOrder: o.KeepOrder,
 		LineBuffer: c.lineBuffer,
 		Ungrouped:  o.Ungroup,
-		Tag:        c.tagger(),
+		Tag:        c.shownTagger(),
 		Joblog:     books.Joblog,
 		Failures:   books.Failures,
 		OnError: func(error) {
 			writeErr.Do(func() { st.stopIntake(); st.terminateJobs() })
 		},
+	}
+	if o.Files {
+		sink.Files = &output.OutputFiles{Dir: c.tmpDir()}
 	}
 	closeSpool := func() {}
 	if !o.Ungroup {
@@ -336,6 +346,17 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
 	}
 	return sink, closeSpool, nil
+}
+
+// tmpDir is where fan's own temporary files go: --tmpdir, else $TMPDIR,
+// else /tmp.
+func (c *Config) tmpDir() string {
+	for _, d := range []string{c.Output.TmpDir, c.Env.Get("TMPDIR")} {
+		if d != "" {
+			return d
+		}
+	}
+	return os.TempDir()
 }
 
 // newDrain builds the signal state machine of the run.

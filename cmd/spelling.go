@@ -14,7 +14,7 @@ var spellings = map[string]string{
 	"jl": "joblog", "result": "results", "res": "results",
 	"resumefailed": "resume-failed", "keeporder": "keep-order",
 	"line-buffered": "line-buffer", "linebuffer": "line-buffer", "linebuffered": "line-buffer",
-	"tag-string": "tagstring", "term-seq": "termseq",
+	"tag-string": "tagstring", "term-seq": "termseq", "ctag-string": "ctagstring",
 	"maxprocs": "max-procs", "maxchars": "max-chars", "argfile": "arg-file",
 	"norunifempty": "no-run-if-empty", "processslotvar": "process-slot-var",
 	"maxargs": "max-args", "maxreplaceargs": "max-replace-args", "maxlines": "max-lines",
@@ -32,14 +32,14 @@ var spellings = map[string]string{
 // ambiguous, as it is for them: --retry is not taken for --retry-delay,
 // since parallel's --retry-failed begins so too.
 var elsewhere = strings.Fields(`basefile block-timeout bibtex citation
-	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
-	decompress-program embed files filter-hosts gnu group-by hostgroups
+	color-failed colour compress compress-program controlmaster csv ctrl-c
+	decompress-program embed filter-hosts gnu group-by hostgroups
 	interactive latest-line linkinputsource load max-line-length-allowed memfree memsuspend
-	nice no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
+	no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
 	number-of-threads onall open-tty output-as-files
 	record-env remove-rec-sep retry-failed rsync-opts
 	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
-	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
+	silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
 	template tmux tmux-pane tollef total-jobs
 	tty use-compress-program use-cores-instead-of-threads
 	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads wait
