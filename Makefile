@@ -46,6 +46,7 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/fan
 	install -m 0644 man/fan.1 $(DESTDIR)$(PREFIX)/share/man/man1/fan.1
+	ln -sf fan $(DESTDIR)$(PREFIX)/bin/sem   # fan answers as GNU parallel's sem
 
 clean:
 	rm -rf bin

@@ -29,6 +29,7 @@ type Config struct {
 	pack       *packSpec      // nil unless items are packed (--xargs, -X, -m, -L, -s)
 	records    *input.Records // pipe mode's records; nil in argument mode
 	remote     *remoteSpec    // the hosts of -S; nil without
+	sem        *semSpec       // --semaphore; nil without
 	shard      input.Shard    // --shard, resolved
 	counts     *runner.Counts // the numbers of --plus's {##}, {0#} and {0%}
 	colsep     *regexp.Regexp // --colsep, or a tab with --header in argument mode
@@ -121,6 +122,12 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		}
 	}
 	c.shellPath, c.functions = shell, functions
+	if err := c.checkSemaphore(); err != nil {
+		return nil, err
+	}
+	if c.sem != nil {
+		return c, nil // one command, run by the shell: no template
+	}
 	if err := c.buildTemplate(); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addTerminalFlags(f, o)
 	addXargsFlags(f, o)
 	addConfigFlags(f, o)
+	addSemaphoreFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
 	f.Bool("version", false, "print fan's version")
 	f.SetNormalizeFunc(spelling) // last: it looks at every flag's name

@@ -152,6 +152,10 @@ $PARALLEL and FAN_OPTS; not read when \fB\-J\fR names a profile
 .B ~/.parallel/PROFILE
 the default options of \fB\-J PROFILE\fR, above $PARALLEL and FAN_OPTS;
 words after the options go in front of the command
+.TP
+.B ~/.parallel/semaphores/id\-NAME/
+the slot files of \fB\-\-semaphore \-\-id NAME\fR, each held by an flock
+while a command holds the slot
 .SH SEE ALSO
 .BR xargs (1),
 .BR parallel (1),

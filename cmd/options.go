@@ -19,6 +19,7 @@ type Options struct {
 	Runner RunnerOptions
 	Output OutputOptions
 	Remote RemoteOptions
+	Sem    SemaphoreOptions
 
 	// Xargs is --xargs: be GNU xargs.
 	Xargs bool

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,9 @@ const Version = "0.1.0"
 // Main runs fan with the given arguments and streams, and returns its exit
 // status. It is the one place that reads the process's environment.
 func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
+	if filepath.Base(os.Args[0]) == SemName {
+		args = append([]string{"--semaphore"}, args...) // GNU parallel's sem
+	}
 	status := 0
 	env := Env(os.Environ())
 	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr}, env, func(cfg *Config) error {

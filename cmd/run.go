@@ -55,6 +55,9 @@ const (
 
 // run wires the three stages together and runs them to the end.
 func run(c *Config) outcome {
+	if c.sem != nil {
+		return runSemaphore(c)
+	}
 	failed := func(err error) outcome { return outcome{err: err, xargs: c.Xargs} }
 	stdin, stderr := c.Streams.In, c.Streams.Err
 	term := c.display()

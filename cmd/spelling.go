@@ -23,7 +23,8 @@ var spellings = map[string]string{
 	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice",
 	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 	"spreadstdin": "pipe", "pipe-part": "pipepart", "block-size": "block", "blocksize": "block",
-	"slf":        "sshloginfile",
+	"slf":            "sshloginfile",
+	"semaphore-name": "id", "semaphorename": "id", "st": "semaphore-timeout", "semaphoretimeout": "semaphore-timeout",
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
@@ -38,11 +39,11 @@ var elsewhere = strings.Fields(`basefile block-timeout bibtex citation
 	no-keep-order nonall noswap number-of-cores number-of-cpus number-of-sockets
 	number-of-threads onall open-tty output-as-files
 	record-env remove-rec-sep retry-failed rsync-opts
-	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
+	shebang shell-completion shellquote
 	silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
 	template tmux tmux-pane tollef total-jobs
 	tty use-compress-program use-cores-instead-of-threads
-	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads wait
+	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads
 	xapplyinputsource`)
 
 // spelling is the flag set's normalising function: it takes GNU
