@@ -11,8 +11,8 @@ import (
 // --header in argument mode, --shuf ...), run through fan and GNU parallel
 // as diffCases are. Cases where fan deliberately differs are left out,
 // each with the reason:
-//   - {choose_k}, {uniq}, {host}, {sshlogin}, {hgrp}, {agrp} of --plus:
-//     fan does not have them (see README).
+//   - {host}, {sshlogin}, {hgrp}, {agrp} of --plus: fan does not have
+//     them (see README).
 //   - --plus's regular expressions are Perl's in GNU parallel and Go's in
 //     fan: only expressions both read alike are compared.
 var vocabCases = []diffCase{
@@ -27,6 +27,10 @@ var vocabCases = []diffCase{
 	{name: "plus-counts-stdin", args: []string{"-k", "--plus", "echo", "{##}-{0#}"}, stdin: "a\nb\nc\n"},
 	{name: "plus-slot-one-job", args: []string{"-k", "--plus", "-j1", "echo", "{0%}", "{slot}", ":::", "a", "b"}},
 	{name: "plus-hostile", args: []string{"-k", "--plus", "echo", "{..}", "{/a/\\$}", "{:-$HOME}", ":::", "$(echo x).y.z", "a;b.c", "", "'a'"}},
+	// GNU parallel 20221122 exits with the number of jobs {choose_k} and
+	// {uniq} left out, as if they had failed; fan exits 0.
+	{name: "plus-choose-k", args: []string{"-k", "--plus", "echo", "{#}", "{choose_k}", ":::", "a", "b", "c", ":::", "a", "b", "c"}, anyStatus: true},
+	{name: "plus-uniq", args: []string{"-k", "--plus", "echo", "{#}", "{}", "{uniq}", ":::", "a", "b", ":::", "a", "b", ":::", "c"}, anyStatus: true},
 	{name: "plus-off", args: []string{"-k", "echo", "{..}", "{+/}", ":::", "a.b.c"}},
 
 	// --header in argument mode: the first value of each source names it,

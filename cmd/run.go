@@ -245,6 +245,9 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
 		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read, Shuffle: c.Input.Shuf,
 		Shard: c.shard}
+	if c.template.Filters() {
+		reader.Drop = c.template.Skips
+	}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
 		if _, ok := lines.(*input.XargsSplitter); ok {

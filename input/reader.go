@@ -40,6 +40,10 @@ type Reader struct {
 	// that the number of jobs (Count) is known from the start (--halt with
 	// a percentage needs it, as in GNU parallel).
 	Prefetch bool
+	// Drop, when set, drops the items whose arguments it refuses, after
+	// they were numbered: their numbers are not given to others, and they
+	// are not counted (--plus's {choose_k} and {uniq}).
+	Drop func(args []string) bool
 	// Shuffle reads the whole input, then sends the items in a random
 	// order, numbered 1..N in that order (--shuf, as GNU parallel).
 	Shuffle bool
@@ -176,6 +180,9 @@ func (s Shard) takes(seq int64) bool {
 func (r *Reader) next() (Item, error) {
 	for {
 		item, err := r.nextAny()
+		if err == nil && r.Drop != nil && r.Drop(item.Args) {
+			continue
+		}
 		if err != nil || r.Shard.takes(item.Seq) {
 			if err == nil && r.Count != nil {
 				r.Count.Add(1)

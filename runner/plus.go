@@ -257,3 +257,51 @@ func ungreedy(re string) string {
 	}
 	return b.String()
 }
+
+// notIncreasing is {choose_k}'s test: the job runs only when its arguments
+// are in strictly increasing order (byte-wise), so that of the product of
+// a list with itself k times each k-subset runs once.
+func notIncreasing(args []string) bool {
+	for i := 1; i < len(args); i++ {
+		if args[i-1] >= args[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// repeats is {uniq}'s test: the job runs only when no two of its
+// arguments are equal.
+func repeats(args []string) bool {
+	seen := make(map[string]bool, len(args))
+	for _, a := range args {
+		if seen[a] {
+			return true
+		}
+		seen[a] = true
+	}
+	return false
+}
+
+// Skips reports whether the job with these arguments is not to run at
+// all: the template holds --plus's {choose_k} or {uniq} and the
+// arguments fail its test. The job's number is used up all the same, as
+// in GNU parallel.
+func (t *Template) Skips(args []string) bool {
+	for _, p := range t.parts {
+		if p.tok != nil && p.tok.skips != nil && p.tok.skips(args) {
+			return true
+		}
+	}
+	return false
+}
+
+// Filters reports whether Skips may skip a job.
+func (t *Template) Filters() bool {
+	for _, p := range t.parts {
+		if p.tok != nil && p.tok.skips != nil {
+			return true
+		}
+	}
+	return false
+}

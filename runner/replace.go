@@ -40,6 +40,9 @@ type token struct {
 	fn func(string) string
 	// counts gives jobTotal, seqPadded and slotPadded their numbers.
 	counts *Counts
+	// skips, when set, tells from a job's arguments that the job is not
+	// to run at all ({choose_k}, {uniq} of --plus).
+	skips func(args []string) bool
 	// q is how a shell line quotes the token's values (place); nil where
 	// no shell reads them.
 	q   *quoting
@@ -228,6 +231,10 @@ func plusCount(body string, c *Counts) *token {
 	switch body {
 	case "slot":
 		return &token{what: jobSlot}
+	case "choose_k":
+		return &token{what: allArgs, skips: notIncreasing}
+	case "uniq":
+		return &token{what: allArgs, skips: repeats}
 	case "##", "0#", "0%":
 		if c == nil {
 			return nil
