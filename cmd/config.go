@@ -200,7 +200,12 @@ func configured(env Env, args []string, newProbe func() *pflag.FlagSet) ([]strin
 // --plain) among their options.
 func mayNameProfile(args []string) bool {
 	for _, a := range args {
-		if strings.HasPrefix(a, "--p") || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'J') {
+		name, long := strings.CutPrefix(a, "--")
+		name, _, _ = strings.Cut(name, "=")
+		switch {
+		case long && len(name) >= 2 && (strings.HasPrefix("profile", name) || strings.HasPrefix("plain", name)):
+			return true
+		case !long && strings.HasPrefix(a, "-") && strings.ContainsRune(a, 'J'):
 			return true
 		}
 	}
