@@ -34,6 +34,7 @@ type Config struct {
 	counts     *runner.Counts // the numbers of --plus's {##}, {0#} and {0%}
 	colsep     *regexp.Regexp // --colsep, or a tab with --header in argument mode
 	names      map[string]int // the columns --header named, and their numbers
+	columns    []string       // the names --header read, column n's at n-1
 	shellPath  string         // the shell of jobs that need one
 	functions  map[string]bool
 	// set reports whether a flag was given on the command line.

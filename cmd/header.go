@@ -74,6 +74,7 @@ func (c *Config) readHeader(srcs []input.Source) error {
 		}
 		for _, name := range c.colsep.Split(strings.TrimSuffix(rec, "\r"), -1) {
 			n++
+			c.columns = append(c.columns, name)
 			// An empty name would make {.} and {/} name it.
 			if _, dup := c.names[name]; !dup && name != "" {
 				c.names[name] = n

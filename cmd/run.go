@@ -349,7 +349,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 			closeSpool()
 			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
-		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep}
+		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep, Names: c.columns}
 	}
 	return sink, closeSpool, nil
 }
