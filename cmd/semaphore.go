@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,7 +149,7 @@ func runSemaphore(c *Config) outcome {
 		}
 		held := os.NewFile(uintptr(n), "slot")
 		defer held.Close()
-		return semOutcome(s.runHere(c))
+		return semOutcome(s.runGrouped(c))
 	}
 	h, err := s.sem.Acquire(ctx, max(s.timeout, -s.timeout))
 	switch {
@@ -197,6 +198,31 @@ func (s *semSpec) runHere(c *Config) (int, error) {
 		return 0, fmt.Errorf("cannot run %s: %w", c.shellPath, err)
 	}
 	return 0, nil
+}
+
+// runGrouped runs the command as runHere does, its stdout and stderr
+// each written whole when it ends, as GNU parallel's sem writes those of
+// a command in the background, so that two of them never mix lines.
+func (s *semSpec) runGrouped(c *Config) (int, error) {
+	var files [2]*os.File
+	for i := range files {
+		f, err := os.CreateTemp(c.tmpDir(), "fan-sem")
+		if err != nil {
+			return s.runHere(c) // no room to hold it: pass it straight on
+		}
+		os.Remove(f.Name())
+		defer f.Close()
+		files[i] = f
+	}
+	out := *c
+	out.Streams.Out, out.Streams.Err = files[0], files[1]
+	status, err := s.runHere(&out)
+	for i, dst := range []*os.File{c.Streams.Out, c.Streams.Err} {
+		if _, serr := files[i].Seek(0, 0); serr == nil {
+			io.Copy(dst, files[i])
+		}
+	}
+	return status, err
 }
 
 // startHolder starts a fan of its own in the background that holds the
