@@ -82,6 +82,7 @@ install: build completions
 	install -m 0644 $(COMPLETIONS)/fan.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fan
 	install -m 0644 $(COMPLETIONS)/_fan $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_fan
 	install -m 0644 $(COMPLETIONS)/fan.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/fan.fish
+	ln -sf fan $(DESTDIR)$(PREFIX)/bin/sem   # fan answers as GNU parallel's sem
 
 clean:
 	rm -rf bin

@@ -25,6 +25,8 @@ func TestMain(m *testing.M) {
 	parallelTests()
 	testscript.Main(m, map[string]func(){
 		"fan": func() { os.Exit(cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// fan as GNU parallel's sem (cmd.Main reads the name it was run as).
+		cmd.SemName: func() { os.Exit(cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"os/exec"
+	"regexp"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -28,9 +29,16 @@ type Config struct {
 	pack       *packSpec        // nil unless items are packed (--xargs, -X, -m, -L, -s)
 	records    *input.Records   // pipe mode's records; nil in argument mode
 	remote     *remoteSpec      // the hosts of -S; nil without
+	sem        *semSpec         // --semaphore; nil without
 	shard      input.Shard      // --shard, resolved
 	procfile   *runner.ProcFile // -j FILE; nil without
 	auto       *autoSpec        // -j auto; nil without
+	counts     *runner.Counts   // the numbers of --plus's {##}, {0#} and {0%}
+	colsep     *regexp.Regexp   // --colsep, or a tab with --header in argument mode
+	names      map[string]int   // the columns --header named, and their numbers
+	columns    []string         // the names --header read, column n's at n-1
+	shellPath  string           // the shell of jobs that need one
+	functions  map[string]bool
 	// warn says a problem found while jobs run (the procfile's) through
 	// the sink, once the run has one.
 	warn func(string)
@@ -65,7 +73,11 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	if c.delim, err = o.Input.delimiter(o.Xargs && o.changed("delimiter")); err != nil {
 		return nil, err
 	}
-	if o.Input.Colsep != nil {
+	c.colsep = o.Input.Colsep
+	if err := c.checkHeader(); err != nil {
+		return nil, err
+	}
+	if c.colsep != nil {
 		c.trim = input.Trim{Left: true, Right: true} // as GNU parallel
 	}
 	if o.Input.Trim != nil {
@@ -107,6 +119,7 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	if o.Runner.WorkDir == "..." && c.remote == nil {
 		return nil, usageErrorf("--workdir ...: a temporary directory per job is made on remote hosts (-S) only (give a directory, which may hold {})")
 	}
+	c.counts = &runner.Counts{Jobs: c.jobs}
 	functions := runner.ExportedFunctions(env)
 	shell, err := c.shell(functions)
 	if err != nil {
@@ -117,23 +130,42 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 			return nil, err
 		}
 	}
-	words := o.Runner.Command
-	if o.Xargs && len(words) == 0 {
-		words = []string{"echo"} // as in xargs
+	c.shellPath, c.functions = shell, functions
+	if err := c.checkSemaphore(); err != nil {
+		return nil, err
 	}
-	c.template = runner.NewTemplate(runner.TemplateOptions{
-		Words: words, Replace: c.replace, Shell: shell,
-		Argv: o.Xargs, Context: c.contextReplace(),
-		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
-		Functions: functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
-	})
-	if err := c.template.Err(); err != nil {
-		return nil, usageErrorf("the command: %v", err)
+	if c.sem != nil {
+		return c, nil // one command, run by the shell: no template
+	}
+	if err := c.buildTemplate(); err != nil {
+		return nil, err
 	}
 	if d := o.Output.Display; d.Bar && d.NoBar {
 		return nil, usageErrorf("--bar and --no-bar cannot be used together (pick one)")
 	}
 	return c, nil
+}
+
+// buildTemplate builds the command template of c's options, with the
+// replacement strings of c.syntax(): again once --header has named the
+// columns.
+func (c *Config) buildTemplate() error {
+	o := c.Options
+	words := o.Runner.Command
+	if o.Xargs && len(words) == 0 {
+		words = []string{"echo"} // as in xargs
+	}
+	sx := c.syntax()
+	c.template = runner.NewTemplate(runner.TemplateOptions{
+		Words: words, Replace: sx.Replace, Plus: sx.Plus, Counts: sx.Counts, Names: sx.Names, Shell: c.shellPath,
+		Argv: o.Xargs, Context: c.contextReplace(),
+		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
+		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
+	})
+	if err := c.template.Err(); err != nil {
+		return usageErrorf("the command: %v", err)
+	}
+	return nil
 }
 
 // checkJobs sets c.jobs from -j: under --xargs 1 unless given, and only
@@ -196,6 +228,8 @@ func (out *OutputOptions) check() error {
 		return usageErrorf("--resume and --resume-failed need --joblog FILE (the log of the earlier run)")
 	case !out.Group:
 		return usageErrorf("--group=false is not an output mode (use -u to let jobs write straight through, or --line-buffer)")
+	case out.Files && out.LineBuffer:
+		return usageErrorf("--files and --line-buffer cannot be used together (a job's file is whole when it ends; pick one)")
 	case out.Ungroup && out.KeepOrder:
 		return usageErrorf("-u and -k cannot be used together (ungrouped output has no order to keep)")
 	}
@@ -212,7 +246,7 @@ func (out *OutputOptions) checkUngroup() error {
 	switch {
 	case out.LineBuffer:
 		return usageErrorf("-u and --line-buffer cannot be used together (pick one)")
-	case out.Tag || out.TagString != "":
+	case out.Tag || out.TagString != "" || out.CTag || out.CTagString != "":
 		flag := "--tag"
 		if out.TagString != "" {
 			flag = "--tagstring"
@@ -220,6 +254,8 @@ func (out *OutputOptions) checkUngroup() error {
 		return usageErrorf("-u and %s cannot be used together (ungrouped output passes fan by; use --line-buffer %s for tagged lines as they come)", flag, flag)
 	case out.Results != "":
 		return usageErrorf("-u and --results cannot be used together (ungrouped output is not captured, so there is nothing to save)")
+	case out.Files:
+		return usageErrorf("-u and --files cannot be used together (ungrouped output is not captured, so there is nothing to keep)")
 	}
 	return nil
 }
@@ -247,15 +283,36 @@ func (c *Config) shell(functions map[string]bool) (string, error) {
 // workDir is --workdir as the pool renders it for each job, or nil.
 func (c *Config) workDir() *runner.Text {
 	if d := c.Runner.WorkDir; d != "" && d != "." { // ".": where fan runs, as in GNU parallel
-		return runner.NewText(d, c.replace)
+		return runner.NewText(d, c.syntax())
 	}
 	return nil
+}
+
+// syntax is the replacement strings of the command, --tagstring and the
+// other texts rendered per job.
+func (c *Config) syntax() runner.Syntax {
+	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts, Names: c.names}
 }
 
 // tagger returns what starts each output line of a job (--tag,
 // --tagstring), or nil.
 func (c *Config) tagger() func(*runner.Result) string {
-	return output.NewTagger(c.Output.TagString, c.replace, c.Output.Tag)
+	o := &c.Output
+	tagString := o.TagString
+	if o.CTagString != "" && !c.flagSet("tagstring") {
+		tagString = o.CTagString
+	}
+	return output.NewTagger(tagString, c.syntax(), o.Tag || o.CTag || c.flagSet("ctagstring"))
+}
+
+// shownTagger is tagger for the lines fan writes: with --ctag or
+// --ctagstring, in color when stdout takes it.
+func (c *Config) shownTagger() func(*runner.Result) string {
+	o := &c.Output
+	if !o.CTag && !c.flagSet("ctagstring") {
+		return c.tagger()
+	}
+	return output.ColorTags(c.tagger(), output.NewPalette(o.Display.Color, c.Streams.Out, c.Env.Get))
 }
 
 // linked tells, for each input source, whether it is linked to the one

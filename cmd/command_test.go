@@ -26,7 +26,7 @@ func parse(t *testing.T, env Env, argv ...string) (*Config, error) {
 		got = cfg
 		return nil
 	})
-	err = execute(c, argv)
+	err = execute(c, env, argv)
 	return got, err
 }
 

@@ -29,6 +29,7 @@ type outcome struct {
 	xargsAbort  *runner.XargsAbort // --xargs: why the run stopped early
 	xargsFailed bool               // --xargs: a command exited 1–125
 	hostsGone   bool               // -S: no host could be reached for --host-timeout
+	status      *int               // --semaphore: the command's own exit status
 }
 
 // Exit statuses under --xargs, as GNU xargs's.
@@ -77,6 +78,9 @@ func xargsStatus(o outcome) int {
 // exitStatus is the one place where the outcome of a run becomes fan's exit
 // status.
 func exitStatus(o outcome) int {
+	if o.status != nil && o.err == nil {
+		return *o.status
+	}
 	var ue *usageError
 	var ie *inputError
 	if o.xargs || errors.As(o.err, &ue) && ue.xargs {

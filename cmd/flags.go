@@ -18,6 +18,8 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addRemoteFlags(f, o)
 	addTerminalFlags(f, o)
 	addXargsFlags(f, o)
+	addConfigFlags(f, o)
+	addSemaphoreFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
 	f.Bool("version", false, "print fan's version")
 	f.SetNormalizeFunc(spelling) // last: it looks at every flag's name
@@ -36,6 +38,7 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&o.Input.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
 	f.StringVar(&o.Input.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
 	f.BoolVar(&o.Input.Link, "link", false, "zip several input sources instead of combining every item of each")
+	f.BoolVar(&o.Input.Shuf, "shuf", false, "run the jobs in a random order (all of the input is read first; {#} counts in that order)")
 	shardVar(f, &o.Input.Shard, "shard", "take only every Nth item: `I/N` takes items I, I+N, I+2N ... (counted from 0); auto or auto/N reads I (and N) from a Slurm job array or a Kubernetes Indexed Job")
 }
 
@@ -48,7 +51,7 @@ func addPipeFlags(f *pflag.FlagSet, o *Options) {
 	optionalStringVar(f, &p.RecStart, "recstart", "records start with `STR` (blocks are cut before it)")
 	optionalStringVar(f, &p.RecEnd, "recend", "records end with `STR` (default \\n; blocks are cut after it)")
 	f.BoolVar(&p.Regexp, "regexp", false, "--recstart and --recend are regular expressions")
-	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block")
+	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block; without --pipe, the first record of each source names its columns, {name} (0: name file sources by their file names)")
 	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends")
 	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends")
 	f.BoolVar(&p.RoundRobin, "round-robin", false, "start one job per slot and deal the blocks to them as they take them")
@@ -58,6 +61,7 @@ func addPipeFlags(f *pflag.FlagSet, o *Options) {
 // addCommandFlags: how each job's command is built.
 func addCommandFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVarP(&o.Runner.Replace, "replace", "I", "", "use `STR` instead of {} for the whole item")
+	f.BoolVar(&o.Runner.Plus, "plus", false, "add GNU parallel's further replacement strings: {..} {+.} {+/} {##} {0#} {:-STR} {#RE} {%RE} {/RE/STR} {^RE} and the rest (see the README)")
 	f.BoolVarP(&o.Runner.Quote, "quote", "q", false, "keep each word of the command one word as given, shell characters and all ({} still works)")
 	f.StringVar(&o.Runner.WorkDir, "workdir", "", "run each job in `DIR`, made if missing (it may hold {} and the like; also --wd)")
 	f.StringVar(&o.Runner.Shell, "shell", "/bin/sh", "run commands that need a shell with `PATH`")
@@ -75,6 +79,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 	timeoutVar(f, &o.Runner.Timeout, "timeout", "kill a job running longer than `D` (30, 1.5s, 2m, 1m30, 1d2h, 250ms, or N% of the median runtime)")
 	intVarP(f, &o.Runner.Retries, "retries", "", 0, "--retries: %d is negative (try --retries 3)", "run a failing job up to `N` times in all (each retry is said on stderr, unless --quiet)")
 	durationVar(f, &o.Runner.RetryDelay, "retry-delay", "wait `D` before the first retry, doubling each time (the job holds no slot meanwhile)")
+	f.IntVar(&o.Runner.Nice, "nice", 0, "run the jobs at nice value `N` (higher is kinder to the rest of the machine; below fan's own needs root)")
 	durationVar(f, &o.Runner.Delay, "delay", "start jobs at least `D` apart")
 	durationVar(f, &o.DrainTimeout, "drain-timeout", "after a signal, let running jobs finish for at most `D`, then stop them (default: 10s after SIGTERM, for ever after Ctrl-C or SIGHUP)")
 	haltVar(f, &o.Runner.Halt, "halt", "never", "stop early: `WHEN,WHY=N` with now|soon, fail|success|done, N or N%")
@@ -90,7 +95,10 @@ func addOutputFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Output.LineBuffer, "lb", false, "same as --line-buffer")
 	f.BoolVar(&o.Output.Tag, "tag", false, "start each output line with the job's input and a tab")
 	escapedVar(f, &o.Output.TagString, "tagstring", "start each output line with `STR` (replacement strings allowed) and a tab")
+	f.BoolVar(&o.Output.CTag, "ctag", false, "as --tag, each job's tag on a color of its own when stdout is a terminal (see --color)")
+	escapedVar(f, &o.Output.CTagString, "ctagstring", "as --tagstring `STR`, in color as --ctag")
 	f.StringVar(&o.Output.Results, "results", "", "also save each job's stdout, stderr and exit status under `DIR` (or in files named by DIR, when it holds {}; or as rows of DIR alone, when it ends in .csv, .tsv or .json)")
+	f.BoolVar(&o.Output.Files, "files", false, "keep each job's stdout in a file of its own in --tmpdir (kept until you remove it) and print the file's name instead")
 	f.StringVar(&o.Output.TmpDir, "tmpdir", "", "keep captured job output in `DIR`, and give jobs TMPDIR=DIR (default: $TMPDIR, else /tmp)")
 }
 
@@ -145,7 +153,7 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 // mayBeEmpty are the string flags whose empty value means something: a tag
 // of no text, no end-of-input string, the default delimiter (as in GNU
 // parallel; xargs's -d refuses it on its own).
-var mayBeEmpty = map[string]bool{"tagstring": true, "eof": true, "delimiter": true, "recstart": true, "recend": true}
+var mayBeEmpty = map[string]bool{"tagstring": true, "ctagstring": true, "eof": true, "delimiter": true, "recstart": true, "recend": true}
 
 // refuseEmpty fails on a plain string flag (--results, --shell...) given
 // an empty value, which would otherwise quietly mean the default, as if it

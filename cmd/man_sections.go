@@ -181,10 +181,35 @@ how many finished results \fB\-k\fR may hold while an earlier job runs
 .B FAN_OUTPUT_HOLD
 how many bytes of finished jobs' output may wait to be written, without
 \fB\-k\fR, before fan starts no more jobs (default 64 MiB); for tests
+.TP
+.B FAN_OPTS
+default options, read before the command line (and before \fB\-J\fR
+profiles), split into words as a shell does
+.TP
+.B PARALLEL
+default options as GNU parallel reads them, only when the value starts with
+\fB\-\fR (PARALLEL=4, exported for make or MPI, is ignored); below
+FAN_OPTS
+.TP
+.B PARALLEL_HOME
+where the config file and profiles are; ~/.parallel when unset
 `
 
 // manSeeAlso ends the man page.
-const manSeeAlso = `.SH SEE ALSO
+const manSeeAlso = `.SH FILES
+.TP
+.B ~/.parallel/config
+default options, one or more a line (# starts a comment line), below
+$PARALLEL and FAN_OPTS; not read when \fB\-J\fR names a profile
+.TP
+.B ~/.parallel/PROFILE
+the default options of \fB\-J PROFILE\fR, above $PARALLEL and FAN_OPTS;
+words after the options go in front of the command
+.TP
+.B ~/.parallel/semaphores/id\-NAME/
+the slot files of \fB\-\-semaphore \-\-id NAME\fR, each held by an flock
+while a command holds the slot
+.SH SEE ALSO
 .BR xargs (1),
 .BR parallel (1),
 .BR sh (1)

@@ -80,10 +80,10 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 	}
 	var transfer, ret []*runner.Text
 	for _, t := range r.transfer {
-		transfer = append(transfer, runner.NewText(t, c.replace))
+		transfer = append(transfer, runner.NewText(t, c.syntax()))
 	}
 	for _, t := range r.ret {
-		ret = append(ret, runner.NewText(t, c.replace))
+		ret = append(ret, runner.NewText(t, c.syntax()))
 	}
 	for _, l := range remote.Dedupe(r.logins()) {
 		e := &runner.Each{Template: c.template, WorkDir: pool.WorkDir, Transfer: transfer, Return: ret, Cleanup: r.cleanup,

@@ -19,11 +19,16 @@ type Options struct {
 	Runner RunnerOptions
 	Output OutputOptions
 	Remote RemoteOptions
+	Sem    SemaphoreOptions
 
 	// Xargs is --xargs: be GNU xargs.
 	Xargs bool
 	// Completion is --completion SHELL: print its completion script.
 	Completion string
+	// Profiles are the -J profiles and Plain is --plain: read (or not)
+	// before the flags are parsed (config.go).
+	Profiles []string
+	Plain    bool
 	// ShowLimits is --show-limits: print the command-size limits.
 	ShowLimits bool
 	// DrainTimeout is --drain-timeout: how long a drain may last before
@@ -64,6 +69,7 @@ type InputOptions struct {
 	// arguments (the -a files are in ArgFiles).
 	Sources []input.SourceSpec
 	Shard   ShardSpec // --shard
+	Shuf    bool      // --shuf: run the jobs in a random order
 	// Pipe mode: the flags of --pipe and --pipepart.
 	Pipe PipeOptions
 }
@@ -94,6 +100,8 @@ type RunnerOptions struct {
 	Command        []string
 	Replace        string // -I
 	Quote          bool   // -q
+	Plus           bool   // --plus: GNU parallel's further replacement strings
+	Nice           int    // --nice: the jobs' nice value; 0 leaves it
 	WorkDir        string // --workdir
 	Shell          string // --shell
 	DryRun         bool   // --dry-run
@@ -119,9 +127,12 @@ type OutputOptions struct {
 	LineBuffer bool   // --line-buffer
 	Tag        bool   // --tag
 	TagString  string // --tagstring, its escapes read
+	CTag       bool   // --ctag: --tag in color
+	CTagString string // --ctagstring: --tagstring in color
 	Verbose    bool   // -t
 	Results    string // --results
 	TmpDir     string // --tmpdir
+	Files      bool   // --files: keep each job's stdout in a file, print its name
 	Failures   string // --failures
 	Joblog     Joblog // --joblog
 	Resume     bool   // --resume

@@ -30,9 +30,6 @@ func (c *Config) checkPipe() error {
 				return usageErrorf("--%s is a flag of pipe mode (add --pipe)", f)
 			}
 		}
-		if p.Header != "" {
-			return usageErrorf("--header names columns only in pipe mode in this version of fan (add --pipe, or use {1} {2} with --colsep)")
-		}
 		return nil
 	}
 	refuse := map[string]string{

@@ -240,10 +240,10 @@ func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), s
 		return r.attachAll(c, pool)
 	}
 	for _, t := range r.transfer {
-		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.replace))
+		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.syntax()))
 	}
 	for _, t := range r.ret {
-		pool.Return = append(pool.Return, runner.NewText(t, c.replace))
+		pool.Return = append(pool.Return, runner.NewText(t, c.syntax()))
 	}
 	pool.Cleanup = r.cleanup
 	jobs := r.jobs

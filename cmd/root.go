@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -17,30 +18,42 @@ import (
 // Main runs fan with the given arguments and streams, and returns its exit
 // status. It is the one place that reads the process's environment.
 func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
+	if filepath.Base(os.Args[0]) == SemName {
+		args = append([]string{"--semaphore"}, args...) // GNU parallel's sem
+	}
 	status := 0
-	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr}, Env(os.Environ()), func(cfg *Config) error {
+	env := Env(os.Environ())
+	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr}, env, func(cfg *Config) error {
 		status = report(cfg, run(cfg))
 		return nil
 	})
-	if err := execute(c, args); err != nil {
+	if err := execute(c, env, args); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
 		return exitStatus(outcome{err: err})
 	}
 	return status
 }
 
-// execute runs the command c, built by NewCommand, on args. It first
-// rewrites xargs's optional-argument forms, which pflag cannot parse. A
+// execute runs the command c, built by NewCommand over env, on args. It
+// first rewrites xargs's optional-argument forms, which pflag cannot
+// parse, and puts in front the default options of the config file, the
+// environment and -J (configured). A
 // flag's value refused as it was read counts as refused under --xargs
 // (xargs's exit status) when --xargs is among the flags, even after it,
 // as it did when values were checked after parsing.
-func execute(c *cobra.Command, args []string) error {
+func execute(c *cobra.Command, env Env, args []string) error {
 	f := c.Flags()
 	rewritten, xargs := xargsOptionalForms(f, args)
-	c.SetArgs(rewritten)
 	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
 		plainUsages(c) // a completion script is asking: see plainUsages
+	} else {
+		var err error
+		rewritten, err = configured(env, rewritten, func() *pflag.FlagSet { return NewCommand(Streams{}, env, nil).Flags() })
+		if err != nil {
+			return err
+		}
 	}
+	c.SetArgs(rewritten)
 	err := c.Execute()
 	var ue *usageError
 	if errors.As(err, &ue) && ue.parsed {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -70,6 +71,9 @@ const (
 
 // run wires the three stages together and runs them to the end.
 func run(c *Config) outcome {
+	if c.sem != nil {
+		return runSemaphore(c)
+	}
 	failed := func(err error) outcome { return outcome{err: err, xargs: c.Xargs} }
 	stdin, stderr := c.Streams.In, c.Streams.Err
 	term := c.display()
@@ -125,6 +129,12 @@ func run(c *Config) outcome {
 		reader.Prefetch = true
 		pool.Total = counted.Read.Load
 	}
+	if c.counts.NeedsTotal() && reader != nil {
+		// --plus's {##} is the number of jobs: all of the input is read
+		// first, as GNU parallel does.
+		reader.Prefetch = true
+		c.counts.Total = counted.Read.Load
+	}
 	var watch *runner.XargsStop
 	if c.Xargs {
 		watch = &runner.XargsStop{Stop: st.stopIntake}
@@ -163,6 +173,12 @@ func run(c *Config) outcome {
 		}
 		defer local.Close()
 		local.FewThreads, local.Notify = budget.FewThreads, stream.Notify
+		if c.flagSet("nice") {
+			if err := local.SetNice(c.Runner.Nice); err != nil {
+				books.Close(false)
+				return failed(usageErrorf("%v", err))
+			}
+		}
 		pool.Exec = local
 		if c.remote != nil {
 			closeHosts, err := c.remote.attach(c, pool, stream.Notify, st.stopIntake)
@@ -259,10 +275,17 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 		if srcs, gates, closeInput, err = input.OpenSources(c.sources, c.delim, stdin); err != nil {
 			return nil, nil, &inputError{err}
 		}
+		if err := c.readHeader(srcs); err != nil {
+			closeInput()
+			return nil, nil, err
+		}
 	}
-	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.Input.Colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
-		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read, Bytes: &counted.Bytes,
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Colsep: c.colsep, Trim: c.trim, MaxArgs: c.maxArgs, NoArgs: c.noArgs,
+		SkipBlank: c.Input.NoRunIfEmpty && !c.Xargs, EOF: c.Input.EOF, Count: &counted.Read, Bytes: &counted.Bytes, Shuffle: c.Input.Shuf,
 		Shard: c.shard}
+	if c.template.Filters() {
+		reader.Drop = c.template.Skips
+	}
 	if c.pack != nil {
 		reader.Pack = c.packer(lim, lines)
 		if _, ok := lines.(*input.XargsSplitter); ok {
@@ -332,7 +355,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		Stdout: c.Streams.Out, Stderr: c.Streams.Err, KeepOrder: o.KeepOrder,
 		LineBuffer: c.lineBuffer,
 		Ungrouped:  o.Ungroup,
-		Tag:        c.tagger(),
+		Tag:        c.shownTagger(),
 		Joblog:     books.Joblog,
 		Failures:   books.Failures,
 		Quiet:      o.Quiet,
@@ -343,6 +366,9 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		// records would only be listed on stderr, but let the running
 		// jobs finish and write their output.
 		OnBookError: func(error) { st.stopIntake() },
+	}
+	if o.Files {
+		sink.Files = &output.OutputFiles{Dir: c.tmpDir()}
 	}
 	closeSpool := func() {}
 	if !o.Ungroup {
@@ -359,7 +385,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		pool.Spool, sink.Spool = spool, spool
 		closeSpool = spool.Close
 	}
-	switch name := runner.NewText(o.Results, c.replace); {
+	switch name := runner.NewText(o.Results, c.syntax()); {
 	case o.Results == "":
 	case output.IsResultsTable(o.Results):
 		// --results NAME.csv: rows of one file, opened with the books
@@ -376,16 +402,27 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 			closeSpool()
 			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
-		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.Input.Colsep}
+		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep, Names: c.columns}
 		if c.records != nil && !c.Input.Pipe.Tee {
 			// Pipe mode's jobs have no arguments to name their
 			// directories after: a directory per job number, DIR/{#}/
 			// (GNU parallel writes every block's into DIR itself, so
 			// that only the last one's is left).
-			sink.Results = &output.Results{Name: runner.NewText(filepath.Join(o.Results, "{#}")+"/", c.replace)}
+			sink.Results = &output.Results{Name: runner.NewText(filepath.Join(o.Results, "{#}")+"/", c.syntax())}
 		}
 	}
 	return sink, closeSpool, nil
+}
+
+// tmpDir is where fan's own temporary files go: --tmpdir, else $TMPDIR,
+// else /tmp.
+func (c *Config) tmpDir() string {
+	for _, d := range []string{c.Output.TmpDir, c.Env.Get("TMPDIR")} {
+		if d != "" {
+			return d
+		}
+	}
+	return os.TempDir()
 }
 
 // newDrain builds the signal state machine of the run. --drain-timeout,

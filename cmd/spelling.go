@@ -13,7 +13,7 @@ var spellings = map[string]string{
 	"jl": "joblog", "result": "results", "res": "results",
 	"resumefailed": "resume-failed", "keeporder": "keep-order",
 	"line-buffered": "line-buffer", "linebuffer": "line-buffer", "linebuffered": "line-buffer",
-	"tag-string": "tagstring", "term-seq": "termseq",
+	"tag-string": "tagstring", "term-seq": "termseq", "ctag-string": "ctagstring",
 	"maxprocs": "max-procs", "maxchars": "max-chars", "argfile": "arg-file",
 	"norunifempty": "no-run-if-empty", "processslotvar": "process-slot-var",
 	"maxargs": "max-args", "maxreplaceargs": "max-replace-args", "maxlines": "max-lines",
@@ -23,6 +23,7 @@ var spellings = map[string]string{
 	"halt-on-error": "halt", "tempdir": "tmpdir", "wd": "workdir", "work-dir": "workdir",
 	"spreadstdin": "pipe", "pipe-part": "pipepart", "block-size": "block", "blocksize": "block",
 	"slf": "sshloginfile", "tf": "transferfile", "bf": "basefile",
+	"semaphore-name": "id", "semaphorename": "id", "st": "semaphore-timeout", "semaphoretimeout": "semaphore-timeout",
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
@@ -31,17 +32,17 @@ var spellings = map[string]string{
 // ambiguous, as it is for them: --retry is not taken for --retry-delay,
 // since parallel's --retry-failed begins so too.
 var elsewhere = strings.Fields(`block-timeout bibtex citation
-	color-failed colour compress compress-program controlmaster csv ctag ctagstring ctrl-c
-	decompress-program embed files gnu group-by hostgroups
+	color-failed colour compress compress-program controlmaster csv ctrl-c
+	decompress-program embed gnu group-by hostgroups
 	interactive latest-line linkinputsource max-line-length-allowed memsuspend
-	nice no-keep-order noswap number-of-cores number-of-cpus number-of-sockets
-	number-of-threads open-tty output-as-files plus profile
+	no-keep-order noswap number-of-cores number-of-cpus number-of-sockets
+	number-of-threads open-tty output-as-files
 	record-env remove-rec-sep retry-failed rsync-opts
-	semaphore semaphore-name semaphore-timeout shebang shell-completion shellquote
-	shuf silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
+	shebang shell-completion shellquote
+	silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
 	template tmux tmux-pane tollef total-jobs
 	tty use-compress-program use-cores-instead-of-threads
-	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads wait
+	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads
 	xapplyinputsource`)
 
 // spelling is the flag set's normalising function: it takes GNU

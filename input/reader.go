@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,13 @@ type Reader struct {
 	// that the number of jobs (Count) is known from the start (--halt with
 	// a percentage needs it, as in GNU parallel).
 	Prefetch bool
+	// Drop, when set, drops the items whose arguments it refuses, after
+	// they were numbered: their numbers are not given to others, and they
+	// are not counted (--plus's {choose_k} and {uniq}).
+	Drop func(args []string) bool
+	// Shuffle reads the whole input, then sends the items in a random
+	// order, numbered 1..N in that order (--shuf, as GNU parallel).
+	Shuffle bool
 	// Count, when set, is incremented for every item read, before it is
 	// sent: the progress display's running total. Safe to read while Run
 	// runs.
@@ -136,12 +144,15 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			}
 		}
 		if n.err == io.EOF {
+			if r.Shuffle {
+				shuffle(held)
+			}
 			return nil
 		}
 		if n.err != nil {
 			return n.err
 		}
-		if r.Prefetch {
+		if r.Prefetch || r.Shuffle {
 			held = append(held, n.v)
 			continue
 		}
@@ -158,6 +169,14 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			held = append(held, n.v)
 			return stopped()
 		}
+	}
+}
+
+// shuffle puts items in a random order and numbers them in it.
+func shuffle(items []Item) {
+	rand.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+	for i := range items {
+		items[i].Seq = int64(i + 1)
 	}
 }
 
@@ -196,6 +215,9 @@ func (r *Reader) count(it *Item) {
 func (r *Reader) next() (Item, error) {
 	for {
 		item, err := r.nextAny()
+		if err == nil && r.Drop != nil && r.Drop(item.Args) {
+			continue
+		}
 		if err != nil || r.Shard.takes(item.Seq) {
 			if err == nil {
 				r.count(&item)

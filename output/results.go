@@ -48,6 +48,9 @@ type Results struct {
 	// take a level pair each, numbered through a tuple of records as GNU
 	// parallel numbers them: DIR/1/a/2/b for the record a,b.
 	Colsep *regexp.Regexp
+	// Names, when set (--header), name the levels in place of the column
+	// numbers: Names[n-1] for column n, as GNU parallel names them.
+	Names []string
 }
 
 // jobDir is the directory of one job's files.
@@ -65,7 +68,11 @@ func (rs *Results) jobDir(r *runner.Result) string {
 		}
 		for _, c := range cols {
 			col++
-			elems = append(elems, strconv.Itoa(col), escape(c))
+			level := strconv.Itoa(col)
+			if col <= len(rs.Names) && rs.Names[col-1] != "" {
+				level = escape(rs.Names[col-1])
+			}
+			elems = append(elems, level, escape(c))
 		}
 	}
 	return filepath.Join(elems...)

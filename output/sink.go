@@ -58,6 +58,9 @@ type Sink struct {
 	// ResultsTable (--results NAME.csv) takes the job output in place of
 	// Stdout and Stderr, as in GNU parallel.
 	Results Saver
+	// Files, when set, keeps each job's stdout in a file of its own and
+	// shows the file's name instead (--files).
+	Files *OutputFiles
 	// Spool takes back the files results carry.
 	Spool runner.Spool
 	// Joblog, when set, gets a line per job (--joblog).
@@ -289,6 +292,7 @@ func (s *Sink) show(r *runner.Result) {
 	if _, rows := s.Results.(*ResultsTable); rows {
 		out, errf = nil, nil // the rows have it
 	}
+	out = s.showFile(r, out)
 	if l != nil {
 		s.flushLive(l, true) // a timed-out job keeps its output too
 		l.close()

@@ -26,6 +26,7 @@ type Local struct {
 	Notify func(string)
 
 	devnull *os.File
+	nice    *niceSpawner // --nice: jobs start from a niced thread
 	groups  groups
 	running atomic.Int64
 	// forkWarned: the user has been told that processes ran short.
@@ -43,7 +44,12 @@ func NewLocal() (*Local, error) {
 }
 
 // Close releases what the executor holds; no attempt may be running.
-func (l *Local) Close() error { return l.devnull.Close() }
+func (l *Local) Close() error {
+	if l.nice != nil {
+		l.nice.close()
+	}
+	return l.devnull.Close()
+}
 
 // Running is the number of attempts running now.
 func (l *Local) Running() int { return int(l.running.Load()) }
@@ -67,7 +73,7 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 	if errors.Is(err, syscall.ENOEXEC) {
 		// A script without #!: a shell would run it with itself.
 		sh := Command{Path: a.Shell, Args: []string{a.Shell, "-c", c.String()}, Dir: c.Dir}
-		pr, err = spawn(&sh, a.Env, stdio)
+		pr, err = l.startProcess(&sh, a.Env, stdio)
 	}
 	if err != nil {
 		return nil, startError(a, err)
@@ -145,7 +151,7 @@ var startProcess = spawn
 // more, rather than fail item after item at once. GNU parallel likewise
 // runs fewer jobs. The first such wait is announced through Notify.
 func (l *Local) spawnWaiting(c *Command, a *Attempt, stdio []uintptr) (*proc, error) {
-	pr, err := startProcess(c, a.Env, stdio)
+	pr, err := l.startProcess(c, a.Env, stdio)
 	wait, alone := forkRetryFirst, time.Duration(0)
 	cancel := a.Cancel
 	if cancel == nil {
@@ -166,9 +172,17 @@ func (l *Local) spawnWaiting(c *Command, a *Attempt, stdio []uintptr) (*proc, er
 			alone += wait
 		}
 		wait = min(2*wait, forkRetryMax)
-		pr, err = startProcess(c, a.Env, stdio)
+		pr, err = l.startProcess(c, a.Env, stdio)
 	}
 	return pr, err
+}
+
+// startProcess starts c, from the niced thread with --nice.
+func (l *Local) startProcess(c *Command, env []string, stdio []uintptr) (*proc, error) {
+	if l.nice != nil {
+		return l.nice.spawn(c, env, stdio)
+	}
+	return startProcess(c, env, stdio)
 }
 
 // holdsNUL reports whether an argument holds a NUL byte: exec refuses such

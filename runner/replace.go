@@ -22,10 +22,13 @@ const (
 type what uint8
 
 const (
-	allArgs what = iota // {} and -I STR: every argument of the job
-	posArg              // {n}: argument or column n; {-n}: the n'th from the last
-	jobSeq              // {#}
-	jobSlot             // {%}
+	allArgs    what = iota // {} and -I STR: every argument of the job
+	posArg                 // {n}: argument or column n; {-n}: the n'th from the last
+	jobSeq                 // {#}
+	jobSlot                // {%}
+	jobTotal               // {##} (--plus): the number of jobs
+	seqPadded              // {0#} (--plus): {#} padded with zeros to the width of {##}
+	slotPadded             // {0%} (--plus): {%} padded with zeros to the width of -j
 )
 
 // token is one parsed replacement string.
@@ -33,6 +36,13 @@ type token struct {
 	what what
 	n    int // for posArg: 1-based from the first, or -1 for the last, -2 ...
 	mod  modifier
+	// fn, when set, is the --plus transformation of the value, after mod.
+	fn func(string) string
+	// counts gives jobTotal, seqPadded and slotPadded their numbers.
+	counts *Counts
+	// skips, when set, tells from a job's arguments that the job is not
+	// to run at all ({choose_k}, {uniq} of --plus).
+	skips func(args []string) bool
 	// q is how a shell line quotes the token's values (place); nil where
 	// no shell reads them.
 	q   *quoting
@@ -47,10 +57,61 @@ type part struct {
 
 var modifiers = map[string]modifier{"": modNone, ".": modExt, "/": modBase, "//": modDir, "/.": modBaseExt}
 
+// Syntax is which replacement strings a template or text knows.
+type Syntax struct {
+	// Replace stands for every argument of a job; "" means "{}" (-I).
+	Replace string
+	// Plus adds GNU parallel's --plus replacement strings.
+	Plus bool
+	// Names are the columns that --header named: {name} is {n}, and so
+	// are {name.} {name/} {name//} {name/.}.
+	Names map[string]int
+	// Counts gives {##}, {0#} and {0%} their numbers; it may be shared by
+	// several templates and texts. Nil is none: those strings are then
+	// literal text.
+	Counts *Counts
+}
+
+// Counts are the numbers of a run that --plus's {##}, {0#} and {0%} stand
+// for. Set them before any job is rendered; they are read concurrently
+// after that.
+type Counts struct {
+	// Total returns the number of jobs, all of the input read ({##}).
+	Total func() int64
+	// Jobs is the number of job slots (-j; 0 for no limit).
+	Jobs int
+	// used: a replacement string needs Total.
+	used bool
+}
+
+// NeedsTotal reports whether a replacement string parsed with these Counts
+// stands for the number of jobs, which must then be counted (the whole
+// input read) before the first job starts, as GNU parallel does.
+func (c *Counts) NeedsTotal() bool { return c != nil && c.used }
+
+func (c *Counts) total() int64 {
+	if c.Total == nil {
+		return 0
+	}
+	return c.Total()
+}
+
+// replaceOf is the string for every argument of sx: {} unless -I gave one.
+func (sx Syntax) replaceOf() string {
+	if sx.Replace == "" {
+		return "{}"
+	}
+	return sx.Replace
+}
+
 // parseParts splits a template into literal text and replacement strings.
-// replace is the string that stands for every argument ({} or -I's).
-func parseParts(s, replace string) []part {
+// sx.Replace is the string that stands for every argument ({} or -I's).
+// A --plus replacement string that cannot be used (a bad regular
+// expression) is returned as the error, with the parts.
+func parseParts(s string, sx Syntax) ([]part, error) {
+	replace := sx.Replace
 	var parts []part
+	var bad error
 	lit := 0
 	emit := func(i, n int, t *token) {
 		if i > lit {
@@ -67,7 +128,11 @@ func parseParts(s, replace string) []part {
 			continue
 		}
 		if s[i] == '{' {
-			if t, n := parseBrace(s[i:], replace); n > 0 {
+			t, n, err := parseBrace(s[i:], sx)
+			if err != nil && bad == nil {
+				bad = err
+			}
+			if n > 0 {
 				emit(i, n, t)
 				i = lit
 				continue
@@ -78,23 +143,32 @@ func parseParts(s, replace string) []part {
 	if lit < len(s) {
 		parts = append(parts, part{lit: s[lit:]})
 	}
-	return parts
+	return parts, bad
 }
 
 // parseBrace parses the replacement string at the start of s ("{#}", "{3/.}",
 // "{-1}", ...) and returns it with its length, or a length of 0 when s does
 // not start with one. A bare "{}" counts only when it is the replace string.
-func parseBrace(s, replace string) (*token, int) {
+// The error is a --plus string that looks like one but cannot be used.
+func parseBrace(s string, sx Syntax) (*token, int, error) {
 	end := strings.IndexByte(s, '}')
 	if end < 0 {
-		return nil, 0
+		return nil, 0, nil
 	}
 	body := s[1:end]
 	switch body {
 	case "#":
-		return &token{what: jobSeq}, end + 1
+		return &token{what: jobSeq}, end + 1, nil
 	case "%":
-		return &token{what: jobSlot}, end + 1
+		return &token{what: jobSlot}, end + 1, nil
+	}
+	if t := named(body, sx.Names); t != nil {
+		return t, end + 1, nil
+	}
+	if sx.Plus {
+		if t := plusCount(body, sx.Counts); t != nil {
+			return t, end + 1, nil
+		}
 	}
 	neg := strings.HasPrefix(body, "-")
 	if neg {
@@ -104,21 +178,72 @@ func parseBrace(s, replace string) (*token, int) {
 	for digits < len(body) && '0' <= body[digits] && body[digits] <= '9' {
 		digits++
 	}
-	mod, ok := modifiers[body[digits:]]
-	if !ok || (digits == 0 && (neg || mod == modNone)) {
-		return nil, 0
+	t := &token{what: allArgs}
+	if digits > 0 {
+		n, err := strconv.Atoi(body[:digits])
+		if err != nil || n == 0 {
+			return nil, 0, nil // {0} and {-0} are literal text
+		}
+		if neg {
+			n = -n
+		}
+		t.what, t.n = posArg, n
+	} else if neg {
+		return nil, 0, nil
 	}
-	if digits == 0 {
-		return &token{what: allArgs, mod: mod}, end + 1
+	rest := body[digits:]
+	if mod, ok := modifiers[rest]; ok && (digits > 0 || mod != modNone) {
+		t.mod = mod
+		return t, end + 1, nil
 	}
-	n, err := strconv.Atoi(body[:digits])
-	if err != nil || n == 0 {
-		return nil, 0 // {0} and {-0} are literal text
+	if !sx.Plus {
+		return nil, 0, nil
 	}
-	if neg {
-		n = -n
+	if fn, ok := plusFixed[rest]; ok {
+		t.fn = fn
+		return t, end + 1, nil
 	}
-	return &token{what: posArg, n: n, mod: mod}, end + 1
+	fn, ok, err := plusPattern(rest, s[:end+1])
+	if !ok {
+		return nil, 0, nil
+	}
+	t.fn = fn
+	return t, end + 1, err
+}
+
+// named parses {name} and its modified forms for a column named by
+// --header, or returns nil.
+func named(body string, names map[string]int) *token {
+	if len(names) == 0 {
+		return nil
+	}
+	for _, suffix := range []string{"", ".", "/", "//", "/."} {
+		name, ok := strings.CutSuffix(body, suffix)
+		if n, known := names[name]; ok && known {
+			return &token{what: posArg, n: n, mod: modifiers[suffix]}
+		}
+	}
+	return nil
+}
+
+// plusCount parses --plus's {##}, {0#}, {0%} and {slot}, or returns nil.
+func plusCount(body string, c *Counts) *token {
+	switch body {
+	case "slot":
+		return &token{what: jobSlot}
+	case "choose_k":
+		return &token{what: allArgs, skips: notIncreasing}
+	case "uniq":
+		return &token{what: allArgs, skips: repeats}
+	case "##", "0#", "0%":
+		if c == nil {
+			return nil
+		}
+		w := map[string]what{"##": jobTotal, "0#": seqPadded, "0%": slotPadded}[body]
+		c.used = c.used || w != slotPadded
+		return &token{what: w, counts: c}
+	}
+	return nil
 }
 
 // hasToken reports whether any part is a replacement string.
@@ -134,7 +259,7 @@ func hasToken(parts []part) bool {
 // values returns what t stands for in a job: one value, or one per argument
 // for {} and its modified forms.
 func (t *token) values(item *input.Item, slot int) []string {
-	if t.what == allArgs && t.mod == modNone {
+	if t.what == allArgs && t.mod == modNone && t.fn == nil {
 		return item.Args
 	}
 	return t.appendValues(nil, item, slot)
@@ -148,6 +273,12 @@ func (t *token) appendValues(dst []string, item *input.Item, slot int) []string 
 		return append(dst, strconv.FormatInt(item.Seq, 10))
 	case jobSlot:
 		return append(dst, strconv.Itoa(slot))
+	case jobTotal:
+		return append(dst, strconv.FormatInt(t.counts.total(), 10))
+	case seqPadded:
+		return append(dst, padded(item.Seq, t.counts.total()))
+	case slotPadded:
+		return append(dst, padded(int64(slot), int64(t.counts.Jobs)))
 	case posArg:
 		a, ok := t.arg(item.Args)
 		if !ok {
@@ -156,15 +287,36 @@ func (t *token) appendValues(dst []string, item *input.Item, slot int) []string 
 			// item, {3} of a record with two columns).
 			return dst
 		}
-		return append(dst, apply(t.mod, a))
+		return append(dst, t.apply(a))
 	}
-	if t.mod == modNone {
+	if t.mod == modNone && t.fn == nil {
 		return append(dst, item.Args...)
 	}
 	for _, a := range item.Args {
-		dst = append(dst, apply(t.mod, a))
+		dst = append(dst, t.apply(a))
 	}
 	return dst
+}
+
+// padded writes n with leading zeros to the width of most (at least 1
+// digit), as GNU parallel's {0#} and {0%}.
+func padded(n, most int64) string {
+	width := len(strconv.FormatInt(max(most, 1), 10))
+	s := strconv.FormatInt(n, 10)
+	if len(s) < width {
+		s = strings.Repeat("0", width-len(s)) + s
+	}
+	return s
+}
+
+// apply computes the value t stands for from an argument: its modifier,
+// then its --plus transformation.
+func (t *token) apply(v string) string {
+	v = apply(t.mod, v)
+	if t.fn != nil {
+		v = t.fn(v)
+	}
+	return v
 }
 
 // arg returns the argument a posArg token names, and false when the job

@@ -56,7 +56,7 @@ func TestParseParts(t *testing.T) {
 		{"{-} {-.} {-/} {-0} {-00} {--1} {-1x} {- 1} {-1 } {+1} {1-}", "{}", []string{"{-} {-.} {-/} {-0} {-00} {--1} {-1x} {- 1} {-1 } {+1} {1-}"}},
 		{"XX {-1} {1}", "XX", []string{"<0 0 0>", " ", "<1 -1 0>", " ", "<1 1 0>"}},
 	} {
-		parts := parseParts(c.s, c.replace)
+		parts, _ := parseParts(c.s, Syntax{Replace: c.replace})
 		var got []string
 		for _, p := range parts {
 			if p.tok == nil {

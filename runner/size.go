@@ -52,10 +52,10 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 			c += len(renderParts(nil, w, &one, 0, 0, true))
 		}
 		for _, t := range all {
-			c += quotedLenIn(apply(t.mod, a), t)
+			c += quotedLenIn(t.apply(a), t)
 		}
 		for _, t := range pos {
-			c += quotedLenIn(a, t) + 1
+			c += quotedLenIn(t.apply(a), t) + 1
 		}
 		return c
 	}

@@ -19,6 +19,12 @@ type TemplateOptions struct {
 	Words []string
 	// Replace stands for every argument of a job; "" means "{}" (-I).
 	Replace string
+	// Plus adds GNU parallel's --plus replacement strings.
+	Plus bool
+	// Counts gives --plus's {##}, {0#} and {0%} their numbers.
+	Counts *Counts
+	// Names are the columns --header named ({name} is {n}).
+	Names map[string]int
 	// Shell runs jobs that need a shell; "" means /bin/sh.
 	Shell string
 	// Argv is xargs's way (--xargs): each word is one argument as given,
@@ -111,10 +117,8 @@ func NewTemplate(o TemplateOptions) *Template {
 	if o.Argv {
 		return t.parseArgv(o.Words, o.Replace)
 	}
-	replace := o.Replace
-	if replace == "" {
-		replace = "{}"
-	}
+	sx := Syntax{Replace: o.Replace, Plus: o.Plus, Counts: o.Counts, Names: o.Names}
+	sx.Replace = sx.replaceOf()
 	if len(o.Words) == 0 {
 		t.raw = true
 		t.parts = []part{{tok: &token{what: allArgs}}}
@@ -124,15 +128,19 @@ func NewTemplate(o TemplateOptions) *Template {
 	if o.Quote || runsScript(o.Words) {
 		words = make([]string, len(o.Words))
 		for i, w := range o.Words {
-			words[i] = quoteWord(w, replace)
+			words[i] = quoteWord(w, sx)
 		}
 	}
 	line := strings.Join(words, " ")
-	t.parts = parseParts(line, replace)
+	var bad error
+	t.parts, bad = parseParts(line, sx)
 	if !hasToken(t.parts) && !o.NoAppend {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}
 	t.split = t.place()
+	if bad != nil && t.bad == nil {
+		t.bad = bad
+	}
 	if i := strings.Index(line, "{="); i >= 0 && strings.Contains(line[i+2:], "=}") {
 		// Left alone, it would run as text, with the item appended.
 		t.bad = errors.New("{= ... =} is GNU parallel's Perl expression, which fan does not run (use the shell: $(printf %s {} | sed ...))")
@@ -167,9 +175,10 @@ func NewTemplate(o TemplateOptions) *Template {
 // quoteWord quotes a command word for the shell as -q wants it: its text
 // stays one word as given, and its replacement strings stay outside the
 // quotes, so that {} still gives one word per argument.
-func quoteWord(w, replace string) string {
+func quoteWord(w string, sx Syntax) string {
 	var b []byte
-	for _, p := range parseParts(w, replace) {
+	parts, _ := parseParts(w, sx) // the line is parsed again, errors and all
+	for _, p := range parts {
 		if p.tok != nil {
 			b = append(b, p.tok.raw...)
 		} else {

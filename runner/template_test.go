@@ -221,7 +221,7 @@ func TestTextNegativePositions(t *testing.T) {
 		{"out/{-2}/{-1/.}", "", "out/a/b"},
 		{"[{-3}|{-5}]", "XX", "[d/b.c|]"},
 	} {
-		tx := NewText(c.s, c.replace)
+		tx := NewText(c.s, Syntax{Replace: c.replace})
 		if got := tx.Render(item, 1); got != c.want || !tx.Varies() {
 			t.Errorf("NewText(%q, %q): %q (varies %v), want %q", c.s, c.replace, got, tx.Varies(), c.want)
 		}

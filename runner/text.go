@@ -10,13 +10,12 @@ type Text struct {
 	parts []part
 }
 
-// NewText parses s; replace is what stands for every argument ("" means
-// {}), as with the command template's -I.
-func NewText(s, replace string) *Text {
-	if replace == "" {
-		replace = "{}"
-	}
-	return &Text{parts: parseParts(s, replace)}
+// NewText parses s with the replacement strings of sx, as the command
+// template's. A --plus string that cannot be used is left as text.
+func NewText(s string, sx Syntax) *Text {
+	sx.Replace = sx.replaceOf()
+	parts, _ := parseParts(s, sx)
+	return &Text{parts: parts}
 }
 
 // Render returns the text of one job. A replacement string with several
