@@ -28,12 +28,10 @@ var lacking = map[string]string{
 	"slotreplace":              "use {%}: fan's replacement strings keep their names (-I renames {} only)",
 	"rpl":                      "fan has no replacement strings of your own: build the value in the command (sh -c '... \"${1%.gz}\" ...' _ {})",
 	"parens":                   "fan has no {= perl =} replacement strings: compute the value in the command, through sh -c",
-	"plus":                     "fan does not have the --plus replacement strings yet: compute the value in the command, through sh -c",
 	"i":                        "it is the old -I {}, and {} works without it (or give -I STR)",
 	"l":                        "use -L 1 (or -L N lines per job)",
 
 	// Input.
-	"shuf":                    "shuffle the input first: shuf FILE | fan ...",
 	"skip-first-line":         "drop the line first: tail -n +2 FILE | fan ...",
 	"csv":                     "fan splits columns with --colsep REGEX and has no CSV quoting: convert quoted CSV first (e.g. to TSV, then --colsep '\\t')",
 	"filter":                  "fan has no perl filter: filter the input first (awk, grep) and pipe it to fan",
@@ -45,23 +43,12 @@ var lacking = map[string]string{
 	"shebang-wrap":            "fan cannot wrap a script: in the script, run fan -a \"$1\" ... on its input",
 
 	// Execution.
-	"nice":                           "start fan under nice: nice -n N fan ... (its jobs inherit it)",
-	"load":                           "fan does not have --load in this version: lower -j, or use -j auto, which adapts to pressure",
-	"memfree":                        "fan does not have --memfree in this version: -j auto holds starts while memory is short",
 	"memsuspend":                     "fan cannot suspend jobs for memory: -j auto holds starts while memory is short",
 	"noswap":                         "fan does not watch swapping: -j auto holds starts while memory is short",
 	"limit":                          "fan has no --limit command: lower -j, or use -j auto (or -j FILE, read again as jobs end)",
 	"retry-failed":                   "re-run the failures file: fan -a FILE ... (with --failures FILE), or --joblog LOG --resume-failed",
 	"interactive":                    "fan never asks before a job: use --dry-run to see the commands first",
 	"p":                              "fan never asks before a job: use --dry-run to see the commands first",
-	"bg":                             "run fan in the background with your shell's &",
-	"fg":                             "fan runs in the foreground; for a counting semaphore across commands use flock(1)",
-	"semaphore":                      "fan has no counting semaphore in this version: flock(1) serialises commands (flock LOCKFILE cmd)",
-	"semaphore-name":                 "fan has no counting semaphore in this version: flock(1) serialises commands (flock LOCKFILE cmd)",
-	"id":                             "fan has no counting semaphore in this version: flock(1) serialises commands (flock LOCKFILE cmd)",
-	"semaphore-timeout":              "fan has no counting semaphore in this version: flock -w SECONDS LOCKFILE cmd",
-	"st":                             "fan has no counting semaphore in this version: flock -w SECONDS LOCKFILE cmd",
-	"wait":                           "fan waits for its jobs itself; for background fans, the shell's wait",
 	"total-jobs":                     "fan's progress counts the items as it reads them; nothing to give",
 	"total":                          "fan's progress counts the items as it reads them; nothing to give",
 	"number-of-cpus":                 "fan counts CPUs itself (-j 100% is one job per CPU); nproc prints the count",
@@ -73,11 +60,8 @@ var lacking = map[string]string{
 	"use-sockets-instead-of-threads": "fan counts the CPUs it may use (affinity and cgroup quota): give -j N for another count",
 
 	// Output.
-	"files":                  "use --results DIR: each job's stdout, stderr and exit status are kept in files there",
 	"output-as-files":        "use --results DIR: each job's stdout, stderr and exit status are kept in files there",
 	"outputasfiles":          "use --results DIR: each job's stdout, stderr and exit status are kept in files there",
-	"ctag":                   "use --tag (fan's tags are not colored in this version)",
-	"ctagstring":             "use --tagstring STR (fan's tags are not colored in this version)",
 	"color-failed":           "fan colors its message about each failed job on a terminal (--color)",
 	"cf":                     "fan colors its message about each failed job on a terminal (--color)",
 	"colour":                 "use --color",
@@ -106,18 +90,12 @@ var lacking = map[string]string{
 	"rrs":                    "fan passes --pipe blocks whole: strip the separators in the command (sed, tr)",
 
 	// Remote hosts.
-	"basefile":      "fan has no --basefile in this version: copy the file to the hosts first, or send it with each job (--transferfile FILE)",
-	"bf":            "fan has no --basefile in this version: copy the file to the hosts first, or send it with each job (--transferfile FILE)",
-	"tf":            "spell it --transferfile FILE",
 	"controlmaster": "fan shares one ssh connection per host (ControlMaster) already",
 	"M":             "fan shares one ssh connection per host (ControlMaster) already",
 	"ssh-delay":     "fan starts ssh as jobs start; use --delay D to space the jobs",
 	"rsync-opts":    "fan copies files over its own ssh connection, without rsync",
-	"filter-hosts":  "fan probes every host and quarantines one that cannot be reached: nothing to ask for",
 	"hostgroups":    "fan has no host groups: run one fan per group of -S hosts",
 	"hgrp":          "fan has no host groups: run one fan per group of -S hosts",
-	"onall":         "fan has no --onall in this version: fan -S HOSTS -j1 ... runs jobs on the hosts, not each on every host",
-	"nonall":        "fan has no --nonall in this version: run ssh HOST CMD for each host, e.g. fan ssh {} CMD ::: HOSTS",
 	"record-env":    "fan passes the variables you name with --env VAR",
 	"session":       "fan passes the variables you name with --env VAR",
 
@@ -139,9 +117,6 @@ var lacking = map[string]string{
 	"citation":         "fan prints no citation notice: nothing to silence",
 	"bibtex":           "fan prints no citation notice: nothing to silence",
 	"ctrl-c":           "fan drains on Ctrl-C: the first stops new jobs, the second stops running ones",
-	"plain":            "fan reads no ~/.parallel/config in this version: nothing to ignore",
-	"profile":          "fan reads no profiles in this version: put the options on the command line, or in a shell alias",
-	"J":                "fan reads no profiles in this version: put the options on the command line, or in a shell alias",
 }
 
 // lackingText is the message for an option fan does not have, or "" when

@@ -68,9 +68,9 @@ func TestLackingText(t *testing.T) {
 		short bool
 		want  string
 	}{
-		{"shuf", false, "--shuf is GNU parallel's, and fan does not have it: shuffle the input first: shuf FILE | fan ..."},
-		{"shu", false, "--shuf is GNU parallel's, and fan does not have it: shuffle the input first: shuf FILE | fan ..."},
-		{"sem", false, "--semaphore is GNU parallel's"},
+		{"tmux", false, "--tmux is GNU parallel's, and fan does not have it: fan has no tmux mode: use --line-buffer --tag to watch every job"},
+		{"tmu", false, "--tmux is GNU parallel's, and fan does not have it: fan has no tmux mode: use --line-buffer --tag to watch every job"},
+		{"sql", false, "--sql is GNU parallel's"},
 		{"bn", false, ""}, // --bner or --bnr
 		{"M", true, "-M is GNU parallel's, and fan does not have it: fan shares one ssh connection per host (ControlMaster) already"},
 		{"e", true, ""},
@@ -79,6 +79,17 @@ func TestLackingText(t *testing.T) {
 		got := lackingText(c.name, c.short)
 		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
 			t.Errorf("lackingText(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestLackingNamesNoFlagOfFans: once fan gains an option, its entry in
+// lacking goes, so that the table says only what is true.
+func TestLackingNamesNoFlagOfFans(t *testing.T) {
+	f := NewCommand(Streams{}, nil, nil).Flags()
+	for name := range lacking {
+		if f.Lookup(name) != nil || len(name) == 1 && f.ShorthandLookup(name) != nil {
+			t.Errorf("lacking[%q]: fan has that flag now; delete the entry", name)
 		}
 	}
 }
