@@ -663,6 +663,21 @@ func TestRemoteOnAll(t *testing.T) {
 	}
 	noLeftovers(t, hs)
 
+	// A base file reaches each host before its first job, and goes with
+	// --cleanup.
+	if err := os.WriteFile(filepath.Join(dir, "base"), []byte("based\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", "-k", "--bf", "base", "--cleanup", "cat base; echo {}", ":::", "x"))
+	if r.status != 0 || r.stdout != "based\nx\nbased\nx\n" {
+		t.Errorf("--onall --bf: status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+	for _, h := range hs.Hosts {
+		if _, err := os.Stat(filepath.Join(h.Home(), "base")); !os.IsNotExist(err) {
+			t.Errorf("%s: --cleanup left the base file (%v)", h.Name, err)
+		}
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string
