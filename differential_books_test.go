@@ -99,6 +99,10 @@ func TestJoblogLikeParallel(t *testing.T) {
 		`$TOOL --joblog log --timeout 1 'sleep {}' ::: 0.1 5`,
 		// A job --halt now stops has no line: it did not finish.
 		`$TOOL -j2 --joblog log --halt now,fail=1 'sleep {}; exit 1' ::: 5 0.2`,
+		// Pipe mode: Send is the block's bytes, Receive the output's.
+		`seq 10 | $TOOL -k --joblog log --pipe -N3 'wc -l'`,
+		`seq 100 | $TOOL -k --joblog log --pipe --block 50 cat`,
+		`printf 'h\na\nbb\nccc\n' | $TOOL -k --joblog log --pipe --header : -N1 'cat; exit 1'`,
 	} {
 		t.Run(script, func(t *testing.T) {
 			t.Parallel()

@@ -1,7 +1,7 @@
 package cmd
 
 // manSections are the man page's sections after OPTIONS, in roff: the
-// replacement strings, exit statuses (mirroring exit.go), the signal
+// replacement strings, pipe mode, exit statuses (mirroring exit.go), the signal
 // protocol and the environment. EXAMPLES and SEE ALSO follow.
 const manSections = `.SH REPLACEMENT STRINGS
 In the command template, these are replaced by parts of the item (with
@@ -40,6 +40,24 @@ the same for input source, argument or column \fIn\fR
 the same for argument or column \fIn\fR counted from the last: {\-1} is the last
 .PP
 \fB\-I\fR \fISTR\fR uses \fISTR\fR instead of {} for the whole item.
+.SH PIPE MODE
+With \fB\-\-pipe\fR, stdin (or the file of \fB\-a\fR) is cut into blocks of
+about \fB\-\-block\fR bytes at record boundaries (\fB\-\-recend\fR, a newline
+by default; \fB\-\-recstart\fR; \fB\-\-regexp\fR; \fB\-N\fR records per job;
+\fB\-L\fR lines per record; \fB\-0\fR NUL records), and each block is one
+job's stdin; \fB\-\-header\fR repeats the input's header at the start of
+every block. \fB\-\-pipepart \-a\fR \fIFILE\fR cuts a file on disk, each job
+reading its byte range straight from the file. A record longer than the
+block is never split. A block whose job failed for good, or that was read
+but not started (Ctrl-C, \fB\-\-halt\fR), is written byte for byte to the
+\fB\-\-failures\fR file, so that feeding that file to the same command
+reprocesses exactly those records. The progress bar counts bytes read and
+blocks done.
+.PP
+.nf
+zcat big.log.gz | fan \-\-pipe \-\-block 10M \-k gzip > big.log.gz.new
+fan \-\-pipepart \-a orders.csv \-\-header : \-\-block 10M 'python3 sum.py'
+.fi
 .SH EXIT STATUS
 .TP
 .B 0
