@@ -159,7 +159,7 @@ func TestDefaultJobsFollowAffinity(t *testing.T) {
 }
 
 // memoryJob holds 60M until the file go.NAME exists; job b, on its first
-// run only, grows by 300M more half a second after it starts.
+// run only, grows by 500M more half a second after it starts.
 const memoryJob = `
 import os, sys, time
 name = sys.argv[1]
@@ -168,7 +168,7 @@ a = b'x' * (60 << 20)
 if name == 'b' and not os.path.exists('grown'):
     time.sleep(0.5)
     open('grown', 'w').close()
-    c = b'y' * (300 << 20)
+    c = b'y' * (500 << 20)
 while not os.path.exists('go.' + name):
     time.sleep(0.02)
 `
@@ -176,7 +176,10 @@ while not os.path.exists('go.' + name):
 // --memfree: in a memory-limited cgroup, whose headroom is the memory
 // available, the youngest job is put back in the queue when less than half
 // of --memfree is left, and runs again later: neither a failure nor a
-// retry (one run in all is allowed), and the run succeeds.
+// retry (one run in all is allowed), and the run succeeds. The sizes: an
+// 800M cgroup; fan and two jobs of 60M leave about 650M; b's growth by
+// 500M leaves about 100M, well below half of --memfree 400M and well
+// above nothing (no kill for memory).
 func TestMemFreeEvictsTheYoungest(t *testing.T) {
 	t.Parallel()
 	python, err := exec.LookPath("python3")
@@ -185,15 +188,15 @@ func TestMemFreeEvictsTheYoungest(t *testing.T) {
 	}
 	dir, v2 := childCgroup(t, "memory")
 	if v2 {
-		writeCgroup(t, dir, "memory.max", fmt.Sprint(600<<20))
+		writeCgroup(t, dir, "memory.max", fmt.Sprint(800<<20))
 	} else {
-		writeCgroup(t, dir, "memory.limit_in_bytes", fmt.Sprint(600<<20))
+		writeCgroup(t, dir, "memory.limit_in_bytes", fmt.Sprint(800<<20))
 	}
 	work := t.TempDir()
 	if err := os.WriteFile(filepath.Join(work, "job.py"), []byte(memoryJob), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := inCgroup(dir, "--memfree", "300M", "--joblog", "jl", python+" job.py {}", ":::", "a", "b")
+	cmd := inCgroup(dir, "--memfree", "400M", "--joblog", "jl", python+" job.py {}", ":::", "a", "b")
 	cmd.Dir = work
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
