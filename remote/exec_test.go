@@ -145,14 +145,14 @@ func TestTerminationReachesTheRemoteGroup(t *testing.T) {
 	// file: only then is the job stopped (a TERM before the traps would
 	// end it, on a busy machine).
 	ready := filepath.Join(shs.Hosts[0].Home(), "ready")
-	go func() {
+	go func(stop context.Context, cancel context.CancelFunc) { // its own copies: both are set again below
 		for stop.Err() == nil {
 			if _, err := os.Stat(ready); err == nil {
 				cancel()
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-	}()
+	}(stop, cancel)
 	defer cancel()
 	j := run(t, e, shell(`trap '' TERM; sh -c 'trap "" TERM; : > ready; sleep 100' & sleep 100`), stop)
 	if j.err != nil {
