@@ -242,15 +242,25 @@ func TestLifelineEndsJobsWhenTheConnectionCloses(t *testing.T) {
 func TestSuspendAndResume(t *testing.T) {
 	t.Parallel()
 	shs, hs := hosts(t, 1, sshtest.Options{}, remote.Config{})
-	e, p, read := started(t, hs[0], shell(`sleep 0.5; echo done`))
+	// The job outlasts what the STOP takes to reach the host (a channel of
+	// its own) on a loaded machine.
+	e, p, read := started(t, hs[0], shell(`sleep 2; echo done`))
 	e.Suspend()
 	stopped := func() bool {
-		// A signal takes effect when its target next runs: allow a moment.
-		for range 100 {
+		// Every process of the job (its shell, and sleep once the shell
+		// has started it; on a loaded machine the stop may come first) is
+		// stopped. A signal takes effect when its target next runs: allow
+		// a moment.
+		for range 400 {
+			job, all := 0, true
 			for _, pr := range shs.Hosts[0].Leftovers() {
-				if pr.Cmdline == "sleep 0.5" && pr.State == "T" {
-					return true
+				if pr.Cmdline == "sleep 2" || strings.HasPrefix(pr.Cmdline, "sh -c sleep 2") {
+					job++
+					all = all && pr.State == "T"
 				}
+			}
+			if job > 0 && all {
+				return true
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
