@@ -10,7 +10,7 @@ func openBooks(c *Config) (*output.Books, error) {
 		Resume: o.Resume, ResumeFailed: o.ResumeFailed,
 		Failures: o.Failures, Results: o.Results, DryRun: c.Runner.DryRun,
 		Delim: c.delim, PerJob: max(c.maxArgs, 1) * len(c.sources),
-		Tag: c.tagger(), Colsep: c.colsep, FromArgs: c.Xargs,
+		Tag: c.tagger(), Colsep: c.colsep, FromArgs: c.Xargs, TmpDir: o.TmpDir,
 	}
 	for _, s := range c.sources {
 		switch {

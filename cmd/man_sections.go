@@ -49,9 +49,9 @@ job's stdin; \fB\-\-header\fR repeats the input's header at the start of
 every block. \fB\-\-pipepart \-a\fR \fIFILE\fR cuts a file on disk, each job
 reading its byte range straight from the file. A record longer than the
 block is never split. A block whose job failed for good, or that was read
-but not started (Ctrl-C, \fB\-\-halt\fR), is written byte for byte to the
-\fB\-\-failures\fR file, so that feeding that file to the same command
-reprocesses exactly those records. The progress bar counts bytes read and
+but not started (Ctrl-C, \fB\-\-halt\fR), is written byte for byte, in input
+order, to the \fB\-\-failures\fR file, so that feeding that file to the
+same command reprocesses exactly those records. The progress bar counts bytes read and
 blocks done.
 .PP
 .nf

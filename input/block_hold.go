@@ -1,19 +1,21 @@
 package input
 
 import (
+	"bytes"
 	"os"
 	"sync"
 )
 
 // holdMin is the smallest block BlockHold moves to its file: a smaller one
-// costs less memory than the write.
+// costs less memory than the write, and is copied out of its buffer instead.
 const holdMin = 64 << 10
 
 // BlockHold keeps the blocks of failed jobs that must wait before they
-// are written to the failures file (with -k, behind a slow job) in one
-// temporary file rather than in memory, so that memory stays within a few
-// blocks a job slot however many fail. The file is removed from its
-// directory at once; it holds every block given to it until Close.
+// are written to the failures file (with -k behind a slow job; without
+// -k until every earlier block's job has ended) in one temporary file
+// rather than in memory, so that memory stays within a few blocks a job
+// slot however many fail. The file is removed from its directory at once;
+// it holds every block given to it until Close.
 //
 // Its methods are safe for concurrent use.
 type BlockHold struct {
@@ -26,28 +28,43 @@ type BlockHold struct {
 	err error // the file could not be made or written: blocks stay in memory
 }
 
-// Hold returns a Refeedable with the same bytes as b that holds no memory:
-// its body is copied to the file, and b is released. A small block, one
-// that is not in memory, or one the file cannot take (a full disk) is
-// returned as it is.
+// Hold returns a Refeedable with the same bytes as b that shares no
+// memory with it, and releases b: the buffer b was cut from, which holds
+// other blocks too, is free for later ones at once. A block's body is
+// copied to the file; a small one, or one the file cannot take (a full
+// disk), is copied to memory of its own. One that is not in memory (a
+// range of a file) is returned as it is.
 func (h *BlockHold) Hold(b Refeedable) Refeedable {
 	blk, ok := b.(*Block)
-	if !ok || len(blk.Data) < holdMin {
+	if !ok {
 		return b
+	}
+	if held := h.toFile(blk); held != nil {
+		blk.Release()
+		return held
+	}
+	own := &Block{Seq: blk.Seq, Offset: blk.Offset, Header: blk.Header, Data: bytes.Clone(blk.Data)}
+	blk.Release()
+	return own
+}
+
+// toFile copies blk's body to the file, or returns nil when it is too
+// small to be worth it or the file cannot take it.
+func (h *BlockHold) toFile(blk *Block) Refeedable {
+	if len(blk.Data) < holdMin {
+		return nil
 	}
 	off, ok := h.reserve(int64(len(blk.Data)))
 	if !ok {
-		return b
+		return nil
 	}
 	if _, err := h.f.WriteAt(blk.Data, off); err != nil {
 		h.mu.Lock()
 		h.err = err
 		h.mu.Unlock()
-		return b
+		return nil
 	}
-	held := &heldBlock{FilePart: FilePart{file: h.f, head: blk.Header, span: Span{off, int64(len(blk.Data))}}, at: blk.Offset}
-	blk.Release()
-	return held
+	return &heldBlock{FilePart: FilePart{file: h.f, head: blk.Header, span: Span{off, int64(len(blk.Data))}}, at: blk.Offset}
 }
 
 // reserve makes room for n bytes at the file's end, making the file

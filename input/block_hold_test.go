@@ -26,10 +26,10 @@ func TestBlockHoldKeepsBytesNotMemory(t *testing.T) {
 		}
 		want := string(b.Data)
 		got := h.Hold(b)
-		if moved := got != Refeedable(b); moved != (len(want) >= holdMin) {
+		if _, moved := got.(*heldBlock); moved != (len(want) >= holdMin) {
 			t.Fatalf("block %d (%d bytes): moved to the file %v", b.Seq, len(want), moved)
 		}
-		if got != Refeedable(b) && !b.released.Load() {
+		if !b.released.Load() {
 			t.Errorf("block %d was not released once held", b.Seq)
 		}
 		if got.Len() != int64(len("h\n")+len(want)) || string(got.Head()) != "h\n" {
@@ -61,12 +61,28 @@ func TestBlockHoldKeepsBytesNotMemory(t *testing.T) {
 	}
 }
 
-// A block too small to be worth a write stays as it is.
-func TestBlockHoldLeavesSmallBlocks(t *testing.T) {
+// A block too small to be worth a write is copied to memory of its own,
+// so that the buffer it was cut from, shared with other blocks, is free.
+func TestBlockHoldCopiesSmallBlocks(t *testing.T) {
+	s, err := NewBlockSplitter(strings.NewReader("a\nb\nc\n"), 2, Records{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := &BlockHold{Dir: t.TempDir()}
 	defer h.Close()
-	b := &Block{Seq: 1, Data: []byte("a\n")}
-	if got := h.Hold(b); got != Refeedable(b) {
-		t.Errorf("a 2-byte block was moved to the file")
+	got := h.Hold(b)
+	own, ok := got.(*Block)
+	if !ok || own == b || own.c != nil {
+		t.Fatalf("a %d-byte block was not copied to memory of its own: %#v", len(b.Data), got)
+	}
+	if !b.released.Load() {
+		t.Errorf("the block was not released once copied")
+	}
+	if string(own.Data) != "a\n" || own.Seq != 1 || own.Where() != 0 {
+		t.Errorf("the copy is block %d at %d: %q", own.Seq, own.Where(), own.Data)
 	}
 }

@@ -48,6 +48,9 @@ type BooksConfig struct {
 	// items a job takes.
 	Delim  []byte
 	PerJob int
+	// TmpDir is where failed blocks of pipe mode wait for the blocks
+	// before them ("" is $TMPDIR).
+	TmpDir string
 	// Tag, Colsep and FromArgs are the results table's (ResultsTable).
 	Tag      func(*runner.Result) string
 	Colsep   *regexp.Regexp
@@ -117,6 +120,7 @@ func OpenBooks(c BooksConfig, stdin io.Reader, stdout *os.File) (*Books, error) 
 			b.Close(false)
 			return nil, fmt.Errorf("--failures: cannot write %q: %v (check the path)", c.Failures, bare(err))
 		}
+		f.order.hold.Dir = c.TmpDir
 		b.Failures = f
 	}
 	if table {

@@ -26,15 +26,17 @@ const stderrTailLines = 10
 // tools. Each job's records, and each JSON line, go to their file in one
 // write(2), so that a crash of fan (even SIGKILL) does not leave a record
 // cut short, but one the kernel was writing; a pipe-mode block longer
-// than recordMost is written in pieces.
+// than recordMost is written in pieces. Pipe-mode blocks are written in
+// input order (blockOrder), the other items in the order they come.
 type Failures struct {
 	delim  []byte
 	perJob int       // records in a full job; a shorter (last) job is written last
 	f, js  *bookFile // js is nil when the failures go to a device
 	rec    bytes.Buffer
 	held   [][]string
-	headed bool     // pipe mode: the input's header was written
-	lost   []string // what the last Add could not write (Lost)
+	headed bool // pipe mode: the input's header was written
+	order  blockOrder
+	lost   []string // what the last Add or Passed could not write (Lost)
 }
 
 // failureRecord is one line of the sidecar.
@@ -82,43 +84,48 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 }
 
 // Add records one item that did not succeed. A pipe-mode block is
-// written byte for byte, after the input's header once. When it fails
+// written byte for byte, after the input's header once, in input order:
+// it may wait for the blocks before it (see Passed). When writing fails
 // (a *BookError), Lost tells what is missing.
 func (fl *Failures) Add(r *runner.Result) error {
-	block, piped := r.Item.Stdin.(input.Refeedable)
-	var err error
-	fl.rec.Reset()
 	fl.lost = nil
-	switch {
-	case piped:
-		if !fl.headed {
-			fl.rec.Write(block.Head())
-			fl.headed = true
-		}
-		var w io.Writer = &fl.rec
-		if block.Len() > recordMost {
-			err = fl.flush()
-			w = fl.f
-		}
-		if _, werr := block.WriteBody(w); err == nil {
-			err = werr
-		}
-	case len(r.Item.Records) < fl.perJob && fl.f.err == nil:
+	rec := fl.record(r)
+	if block, piped := r.Item.Stdin.(input.Refeedable); piped {
+		off := block.Where()
+		rec.Offset, rec.Bytes = &off, block.Len()-int64(len(block.Head()))
+		return fl.writeBlocks(fl.order.end(r.Item.Seq, waitingBlock{block: block, rec: rec}))
+	}
+	fl.rec.Reset()
+	if len(r.Item.Records) < fl.perJob && fl.f.err == nil {
 		fl.held = append(fl.held, r.Item.Records) // only the last job can be short
-	default:
+	} else {
 		fl.writeRecords(r.Item.Records)
 	}
-	if ferr := fl.flush(); err == nil {
-		err = ferr
+	if err := fl.flush(); err != nil {
+		fl.lost = r.Item.Records
+		return err
 	}
+	return fl.writeJSON(rec)
+}
+
+// Passed tells that an item succeeded. Only pipe mode needs to know: the
+// failed blocks after it may be written once every block before them has
+// ended.
+func (fl *Failures) Passed(r *runner.Result) error {
+	if _, piped := r.Item.Stdin.(input.Refeedable); !piped {
+		return nil
+	}
+	fl.lost = nil
+	return fl.writeBlocks(fl.order.end(r.Item.Seq, waitingBlock{}))
+}
+
+// record is the sidecar's line for a failed item, but for where its block
+// is in the input.
+func (fl *Failures) record(r *runner.Result) failureRecord {
 	rec := failureRecord{
 		Seq: r.Item.Seq, Input: r.Item.Records, ExitStatus: r.Status, Signal: int(r.Signal),
 		TimedOut: r.TimedOut, NotStarted: r.NotStarted, Attempts: r.Attempts,
 		DurationS: r.Runtime.Seconds(), Stderr: tail(r.Stderr, stderrTailLines),
-	}
-	if piped {
-		off := block.Where()
-		rec.Offset, rec.Bytes = &off, block.Len()-int64(len(block.Head()))
 	}
 	rec.Command = r.Command.String() // a job not started: the one it would have run
 	if !r.NotStarted {
@@ -127,13 +134,53 @@ func (fl *Failures) Add(r *runner.Result) error {
 	if r.Err != nil {
 		rec.Error = r.Err.Error()
 	}
-	if err != nil {
-		fl.lost = r.Item.Records
-		if piped {
-			fl.lost = []string{fmt.Sprintf("job %d's block of %d bytes at byte %d of the input", r.Item.Seq, rec.Bytes, *rec.Offset)}
+	return rec
+}
+
+// writeBlocks writes failed blocks, each with its sidecar line, and
+// releases them. It goes on after a failed write, so that Lost lists
+// every block missing, and returns the first error.
+func (fl *Failures) writeBlocks(ready []waitingBlock) error {
+	var first error
+	for _, wb := range ready {
+		if err := fl.writeBlock(wb); first == nil {
+			first = err
 		}
+	}
+	return first
+}
+
+// writeBlock writes one failed block, after the input's header if it is
+// the first, then its sidecar line.
+func (fl *Failures) writeBlock(wb waitingBlock) error {
+	block := wb.block
+	defer block.Release()
+	fl.rec.Reset()
+	var err error
+	if !fl.headed {
+		fl.rec.Write(block.Head())
+		fl.headed = true
+	}
+	var w io.Writer = &fl.rec
+	if block.Len() > recordMost {
+		err = fl.flush()
+		w = fl.f
+	}
+	if _, werr := block.WriteBody(w); err == nil {
+		err = werr
+	}
+	if ferr := fl.flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fl.lost = append(fl.lost, fmt.Sprintf("job %d's block of %d bytes at byte %d of the input", wb.rec.Seq, wb.rec.Bytes, *wb.rec.Offset))
 		return err
 	}
+	return fl.writeJSON(wb.rec)
+}
+
+// writeJSON writes a failed item's line in the sidecar, if there is one.
+func (fl *Failures) writeJSON(rec failureRecord) error {
 	if fl.js == nil {
 		return nil
 	}
@@ -142,13 +189,13 @@ func (fl *Failures) Add(r *runner.Result) error {
 		return err
 	}
 	if _, err = fl.js.Write(append(b, '\n')); err != nil {
-		fl.lost = []string{string(b)}
+		fl.lost = append(fl.lost, string(b))
 	}
 	return err
 }
 
-// Lost is what the last Add could not write, when it failed: the item's
-// records (or where its block is in the input), or its JSON line.
+// Lost is what the last Add or Passed could not write, when it failed: the
+// item's records (or where the blocks are in the input), or JSON lines.
 func (fl *Failures) Lost() []string { return fl.lost }
 
 // writeRecords adds the records of a job, each with the delimiter, to
@@ -170,14 +217,17 @@ func (fl *Failures) flush() error {
 	return err
 }
 
-// Close writes a held-back short job and closes both files; keep is as
-// for bookFile.Close.
+// Close writes a held-back short job, and any block still waiting for one
+// before it that never came, and closes both files; keep is as for
+// bookFile.Close.
 func (fl *Failures) Close(keep bool) error {
+	err := fl.writeBlocks(fl.order.rest())
+	fl.order.hold.Close()
 	fl.rec.Reset()
 	for _, recs := range fl.held {
 		fl.writeRecords(recs)
 	}
-	err := errors.Join(fl.flush(), fl.f.Close(keep))
+	err = errors.Join(err, fl.flush(), fl.f.Close(keep))
 	if fl.js != nil {
 		err = errors.Join(err, fl.js.Close(keep))
 	}

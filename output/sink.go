@@ -65,7 +65,8 @@ type Sink struct {
 	Spool runner.Spool
 	// Joblog, when set, gets a line per job (--joblog).
 	Joblog *Joblog
-	// Failures, when set, gets every item that did not succeed.
+	// Failures, when set, gets every item that did not succeed, and is
+	// told of every one that did (pipe mode writes blocks in input order).
 	Failures *Failures
 	// OnError is called once, from the sink's goroutine, at fan's own
 	// first failure: writing to stdout or stderr, or to --results fails.
@@ -434,8 +435,12 @@ func (s *Sink) book(r *runner.Result) {
 			}
 		}
 	}
-	if s.Failures != nil && !r.OK() && !r.DryRun {
-		if err := s.Failures.Add(r); err != nil {
+	if s.Failures != nil && !r.DryRun {
+		add := s.Failures.Add
+		if r.OK() {
+			add = s.Failures.Passed // failed blocks after it may wait for it
+		}
+		if err := add(r); err != nil {
 			s.unbooked(err, s.Failures.Lost()...)
 		}
 	} else if s.bookErr != nil && r.NotStarted {
