@@ -242,19 +242,19 @@ func TestLifelineEndsJobsWhenTheConnectionCloses(t *testing.T) {
 func TestSuspendAndResume(t *testing.T) {
 	t.Parallel()
 	shs, hs := hosts(t, 1, sshtest.Options{}, remote.Config{})
-	// The job outlasts what the STOP takes to reach the host (a channel of
-	// its own) on a loaded machine.
-	e, p, read := started(t, hs[0], shell(`sleep 2; echo done`))
+	// The job waits for a file rather than a time: on a loaded machine the
+	// STOP (sent over a channel of its own) may take seconds to arrive.
+	goFile := filepath.Join(shs.Hosts[0].Home(), "go")
+	e, p, read := started(t, hs[0], shell(`while [ ! -e go ]; do sleep 0.1; done; echo done`))
 	e.Suspend()
 	stopped := func() bool {
-		// Every process of the job (its shell, and sleep once the shell
-		// has started it; on a loaded machine the stop may come first) is
-		// stopped. A signal takes effect when its target next runs: allow
-		// a moment.
-		for range 400 {
+		// Every process of the job (its shell, and a sleep of its loop if
+		// one runs) is stopped. A signal takes effect when its target
+		// next runs: allow a while.
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			job, all := 0, true
 			for _, pr := range shs.Hosts[0].Leftovers() {
-				if pr.Cmdline == "sleep 2" || strings.HasPrefix(pr.Cmdline, "sh -c sleep 2") {
+				if strings.HasPrefix(pr.Cmdline, "sh -c while [ ! -e go ]") || pr.Cmdline == "sleep 0.1" {
 					job++
 					all = all && pr.State == "T"
 				}
@@ -262,12 +262,14 @@ func TestSuspendAndResume(t *testing.T) {
 			if job > 0 && all {
 				return true
 			}
-			time.Sleep(5 * time.Millisecond)
 		}
 		return false
 	}
 	if !stopped() {
 		t.Errorf("after Suspend, the job is not stopped: %v", shs.Hosts[0].Leftovers())
+	}
+	if err := os.WriteFile(goFile, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
 	if !stopped() {
