@@ -100,9 +100,12 @@ type place struct {
 	limit int             // its slots; 0 while unknown
 	busy  int             // slots taken
 	state placeState
-	told  bool  // the user has been told that it cannot be reached
-	based bool  // the base files are on the host
-	why   error // why its last probe failed
+	told  bool // the user has been told that it cannot be reached
+	based bool // the base files are on the host
+	// baseBegun: a copy of the base files to the host began, so that they
+	// may be there even if it did not end (--cleanup removes them).
+	baseBegun bool
+	why       error // why its last probe failed
 }
 
 type placeState int
@@ -310,6 +313,9 @@ func (s *Slots) probeOnce(p *place) error {
 	known, based := p.limit > 0, p.based || s.base == nil
 	s.mu.Unlock()
 	if !based {
+		s.mu.Lock()
+		p.baseBegun = true
+		s.mu.Unlock()
 		if err := s.base.Send(ctx, p.host); err != nil {
 			return err
 		}
@@ -618,15 +624,16 @@ func (s *Slots) Close() error {
 	return errors.Join(errs...)
 }
 
-// removeBase removes the base files from every host that got them, when
-// --cleanup asks for it, all hosts at once.
+// removeBase removes the base files from every host that got them, or
+// may have (a copy that the end of the run cut short), when --cleanup
+// asks for it, all hosts at once. The probes, which copy them, have ended.
 func (s *Slots) removeBase(places []*place) {
 	if s.base == nil || !s.cleanBase {
 		return
 	}
 	var wg sync.WaitGroup
 	for _, p := range places {
-		if p.host == nil || !p.based {
+		if p.host == nil || !p.baseBegun {
 			continue
 		}
 		wg.Add(1)
