@@ -36,20 +36,26 @@ type Gate struct {
 	// holds the start of a record: a closed gate still lets it read the
 	// rest, a byte at a time (nothing after the record is taken), once
 	// per close, at most finishMax bytes and only while each comes within
-	// finishWait, so that a drain does not leave half an item consumed and
+	// finishWait and all within finishTotal of the close, so that a drain
+	// does not leave half an item consumed and
 	// half in the pipe.
 	partial atomic.Bool
 	rest    atomic.Int64 // bytes the closed gate may still read for it; -1 once used up
+	closeAt atomic.Int64 // when the gate closed, in Unix nanoseconds
 	fd      int          // r's descriptor, when Read waits in poll; else -1
 	wake    int          // an eventfd that Close makes readable; -1 without fd
 	regular bool         // r is a regular file: a Read never waits for data
 }
 
 // finishWait is how long a closed gate waits for each byte of the rest of
-// a record, and finishMax the most it reads of it (see Gate.partial).
+// a record, finishTotal how long after the close it waits for them all,
+// and finishMax the most it reads of it (see Gate.partial). The waits are
+// generous because the writer of the input may be slow to run on a loaded
+// machine, and a record given up on is lost: its start was read.
 const (
-	finishWait = 50 * time.Millisecond
-	finishMax  = 16 << 10
+	finishWait  = 500 * time.Millisecond
+	finishTotal = 2 * time.Second
+	finishMax   = 16 << 10
 )
 
 // NewGate returns an open Gate over r.
@@ -105,15 +111,19 @@ func (g *Gate) Read(p []byte) (int, error) {
 }
 
 // restReady reports, for a closed gate, whether the rest of a record can
-// be read within finishWait (always, where the input cannot be polled).
+// be read within finishWait and finishTotal (always, where the input
+// cannot be polled).
 func (g *Gate) restReady() bool {
 	if g.fd < 0 {
 		return true
 	}
 	fds := []unix.PollFd{{Fd: int32(g.fd), Events: unix.POLLIN}}
 	deadline := time.Now().Add(finishWait)
+	if end := time.Unix(0, g.closeAt.Load()).Add(finishTotal); end.Before(deadline) {
+		deadline = end
+	}
 	for {
-		n, err := unix.Poll(fds, int(time.Until(deadline)/time.Millisecond)+1)
+		n, err := unix.Poll(fds, max(0, int(time.Until(deadline)/time.Millisecond)+1)) // 0: look, do not wait
 		if err != unix.EINTR {
 			return err == nil && n > 0
 		}
@@ -152,7 +162,8 @@ func wakes[C Closer](cs ...C) bool {
 // waiting in poll wakes to return it.
 func (g *Gate) Close() {
 	if !g.closed.Load() {
-		g.rest.Store(finishMax) // before closed: a Read that sees closed sees it
+		g.rest.Store(finishMax) // before closed: a Read that sees closed sees them
+		g.closeAt.Store(time.Now().UnixNano())
 		g.closed.Store(true)
 	}
 	if g.wake >= 0 {

@@ -120,3 +120,38 @@ func TestGateFinishesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestGateGivesUpOnAStalledRecord: a record whose rest does not come is
+// given up on (ErrStopped) once finishTotal has passed since the close,
+// however the bytes trickle in: the drain ends.
+func TestGateGivesUpOnAStalledRecord(t *testing.T) {
+	r, w := pipe(t)
+	g := NewGate(r)
+	s := NewSplitter(g, []byte("\n"))
+	w.Write([]byte("a\nbc"))
+	if rec, err := s.Next(); err != nil || rec != "a" {
+		t.Fatalf("first record %q, %v", rec, err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // a byte now and then, never the record's end
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(finishWait / 2):
+				w.Write([]byte("x"))
+			}
+		}
+	}()
+	begin := time.Now()
+	g.Close()
+	if rec, err := s.Next(); !errors.Is(err, ErrStopped) {
+		t.Fatalf("a record that never ends: %q, %v; want ErrStopped", rec, err)
+	}
+	// Without the cap, a byte every finishWait/2 would hold the drain
+	// for finishMax of them: over an hour.
+	if took := time.Since(begin); took > 10*finishTotal {
+		t.Errorf("gave up after %v, want about finishTotal (%v)", took, finishTotal)
+	}
+}
