@@ -221,14 +221,7 @@ func TestDifferentialParallel(t *testing.T) {
 // in front, in a directory holding files (name: content), and compares
 // their stdout and exit status.
 func diffWithParallel(t *testing.T, cases []diffCase, files map[string]string) {
-	par, err := exec.LookPath("parallel")
-	if err != nil {
-		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
-	}
-	fan, err := exec.LookPath("fan")
-	if err != nil {
-		t.Fatalf("fan is not on PATH: %v", err)
-	}
+	par, fan := parallelAndFan(t)
 	dir := t.TempDir()
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {

@@ -13,14 +13,7 @@ import (
 // and exit status. GNU parallel costs a fraction of a second per remote
 // job: the cases are few and small.
 func TestDifferentialRemote(t *testing.T) {
-	parallel, err := exec.LookPath("parallel")
-	if err != nil {
-		t.Skip("GNU parallel is not installed (apt-get install parallel)")
-	}
-	fan, err := exec.LookPath("fan")
-	if err != nil {
-		t.Fatalf("the fan command is not on PATH: %v", err)
-	}
+	parallel, fan := parallelAndFan(t)
 	hs := sshtest.Start(t, 2, sshtest.Options{})
 	// Not "new\nline": GNU parallel passes it to a remote command as two
 	// words (new, line); fan passes it byte-exact, as it does locally

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -62,14 +61,7 @@ func TestDifferentialVocab(t *testing.T) {
 // same: -J above $PARALLEL is fan's own, see README).
 func TestDifferentialConfig(t *testing.T) {
 	t.Parallel()
-	par, err := exec.LookPath("parallel")
-	if err != nil {
-		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
-	}
-	fan, err := exec.LookPath("fan")
-	if err != nil {
-		t.Fatalf("fan is not on PATH: %v", err)
-	}
+	par, fan := parallelAndFan(t)
 	home, dir := t.TempDir(), t.TempDir()
 	for name, body := range map[string]string{
 		"config": "# tagged\n  # indented comment\n-k --tagstring '[{}] x'\n",

@@ -37,3 +37,19 @@ func stdoutAndStatus(t *testing.T, c *exec.Cmd) (string, int) {
 	}
 	return out.String(), status
 }
+
+// parallelAndFan finds GNU parallel and fan for a differential test: the
+// test is skipped without parallel, and fails without fan (TestMain puts
+// it on PATH).
+func parallelAndFan(t *testing.T) (par, fan string) {
+	t.Helper()
+	par, err := exec.LookPath("parallel")
+	if err != nil {
+		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
+	}
+	fan, err = exec.LookPath("fan")
+	if err != nil {
+		t.Fatalf("fan is not on PATH: %v", err)
+	}
+	return par, fan
+}
