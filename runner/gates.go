@@ -50,6 +50,7 @@ func procsRunning(fsys fs.FS) (int, bool) {
 type MemGate struct {
 	Min int64
 	fs  fs.FS
+	cg  memCgroup
 }
 
 // NewMemGate returns the gate for --memfree min.
@@ -57,7 +58,7 @@ func NewMemGate(min int64) *MemGate { return &MemGate{Min: min, fs: os.DirFS("/"
 
 // Open implements Gate.
 func (g *MemGate) Open() (bool, string) {
-	avail, ok := Available(g.fs)
+	avail, ok := available(g.fs, &g.cg)
 	if !ok || avail >= g.Min {
 		return true, ""
 	}
@@ -67,17 +68,20 @@ func (g *MemGate) Open() (bool, string) {
 // Short reports whether less than half of Min is available: then
 // --memfree puts the youngest running job back in the queue (Pool.Evict).
 func (g *MemGate) Short() bool {
-	avail, ok := Available(g.fs)
+	avail, ok := available(g.fs, &g.cg)
 	return ok && avail < g.Min/2
 }
 
 // Available is the memory available to fan's jobs: MemAvailable, or the
 // headroom of its memory cgroup when that is smaller. ok is false when
 // neither can be read.
-func Available(fsys fs.FS) (int64, bool) {
+func Available(fsys fs.FS) (int64, bool) { return available(fsys, &memCgroup{}) }
+
+// available is Available with fan's memory cgroups found by cg.
+func available(fsys fs.FS, cg *memCgroup) (int64, bool) {
 	avail, ok := memAvailable(fsys)
-	if room, limited := cgroupHeadroom(fsys); limited && (!ok || room < avail) {
-		return room, true
+	if limit, usage, limited := cg.read(fsys); limited && (!ok || limit-usage < avail) {
+		return max(0, limit-usage), true
 	}
 	return avail, ok
 }
@@ -97,19 +101,19 @@ func memAvailable(fsys fs.FS) (int64, bool) {
 	return 0, false
 }
 
-// cgroupHeadroom is the limit less the usage of the tightest memory
-// cgroup among fan's and its ancestors'; limited is false when none has a
-// limit.
-func cgroupHeadroom(fsys fs.FS) (room int64, limited bool) {
-	limit, usage, limited := cgroupMemory(fsys)
-	return max(0, limit-usage), limited
+// memCgroup reads the limit and the usage of the memory cgroup, among
+// fan's and its ancestors', that has the least room left; limited is
+// false when none has a limit. The gates ask it before every job start,
+// so it finds the cgroups' directories (from /proc/self/mountinfo and
+// /proc/self/cgroup) once: fan does not move while it runs.
+type memCgroup struct {
+	once sync.Once
+	dirs []string
 }
 
-// cgroupMemory is the limit and the usage of the memory cgroup, among
-// fan's and its ancestors', that has the least room left; limited is
-// false when none has a limit.
-func cgroupMemory(fsys fs.FS) (limit, usage int64, limited bool) {
-	for _, dir := range cgroupDirs(fsys, "memory") {
+func (m *memCgroup) read(fsys fs.FS) (limit, usage int64, limited bool) {
+	m.once.Do(func() { m.dirs = cgroupDirs(fsys, "memory") })
+	for _, dir := range m.dirs {
 		l, ok := readBytes(fsys, path.Join(dir, "memory.max"))
 		u, ok2 := readBytes(fsys, path.Join(dir, "memory.current"))
 		if !ok || !ok2 {
@@ -137,6 +141,7 @@ type HeadroomGate struct {
 	// Running is how many jobs run now.
 	Running func() int
 	fs      fs.FS
+	cg      memCgroup
 
 	mu     sync.Mutex
 	perJob int64
@@ -154,7 +159,7 @@ func (g *HeadroomGate) Sample() {
 }
 
 func (g *HeadroomGate) sample() (limit, usage, perJob int64, limited bool) {
-	limit, usage, limited = cgroupMemory(g.fs)
+	limit, usage, limited = g.cg.read(g.fs)
 	n := int64(g.Running())
 	g.mu.Lock()
 	defer g.mu.Unlock()
