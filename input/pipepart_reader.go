@@ -15,7 +15,7 @@ import (
 type PartReader struct {
 	File  *os.File
 	Parts Parts
-	// Count, when set, is incremented for every block sent, and Bytes
+	// Count, when set, is incremented for every block sent, and Offset
 	// set to the block's end in the file.
 	Count, Offset *atomic.Int64
 }

@@ -27,7 +27,7 @@ type RoundRobin struct {
 	// Jobs is how many jobs share the input.
 	Jobs int
 	// Count, when set, is incremented for every job (item) sent, and
-	// Bytes set to how much of the input was read, through the end of the
+	// Offset set to how much of the input was read, through the end of the
 	// last block read.
 	Count, Offset *atomic.Int64
 	// DryRun sends the jobs' items and reads nothing: no job runs.

@@ -80,10 +80,7 @@ type barRenderer struct {
 // reaches its total, so it is fed only while done < read: when the jobs
 // have caught up with the input the line says so instead.
 func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int) string {
-	desc := cmp.Or(b.name, "fan")
-	if failed > 0 {
-		desc = fmt.Sprintf("%s: %d failed", desc, failed)
-	}
+	desc := b.desc(failed)
 	if read == 0 {
 		return desc + "  waiting for input"
 	}
@@ -116,4 +113,14 @@ func (b *barRenderer) line(done, read int64, ended bool, failed int64, cols int)
 	}
 	_ = b.bar.Set64(done) // it renders; an error is only a misuse of it
 	return strings.TrimRight(strings.TrimLeft(b.bar.String(), "\r"), " ")
+}
+
+// desc is what a bar line starts with: fan, the limit when it changes
+// (name), and how many jobs failed.
+func (b *barRenderer) desc(failed int64) string {
+	desc := cmp.Or(b.name, "fan")
+	if failed > 0 {
+		desc = fmt.Sprintf("%s: %d failed", desc, failed)
+	}
+	return desc
 }

@@ -24,16 +24,13 @@ type pipeCounts struct {
 // run began, and, when the input's size is known (a file), the share done,
 // a bar as wide as the terminal leaves room for, and the ETA:
 //
-//	fan  37% |███████      | 760.0 MiB of 2.0 GiB read, 70/76 blocks done, 210.3 MiB/s [3s:5s]
-//	fan: 1 failed  760.0 MiB read, 70/76 blocks done, 210.3 MiB/s [3s]
+//	fan  37% |███████      | 760M of 2G read, 70/76 blocks done, 210.3M/s [3s:5s]
+//	fan: 1 failed  760M read, 70/76 blocks done, 210.3M/s [3s]
 //
 // The share done is the share read, times the share of the blocks read
 // that are done (blocks are about the same size).
 func (b *barRenderer) pipeLine(now time.Time, c pipeCounts, ended bool, failed int64, cols int) string {
-	desc := "fan"
-	if failed > 0 {
-		desc = fmt.Sprintf("fan: %d failed", failed)
-	}
+	desc := b.desc(failed)
 	if c.read == 0 && c.bytes == 0 {
 		return desc + "  waiting for input"
 	}

@@ -44,3 +44,14 @@ func TestPipeBarLine(t *testing.T) {
 		}
 	}
 }
+
+// The pipe bar names the job limit when it changes while jobs run (-j
+// FILE, -j auto), as the argument-mode bar does.
+func TestPipeBarNamesTheLimit(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	b := &barRenderer{name: "fan (3 at once)"}
+	got := b.pipeLine(t0.Add(4*time.Second), pipeCounts{done: 1, read: 3, bytes: 3 << 20, unit: "blocks", since: t0}, false, 1, 120)
+	if want := "fan (3 at once): 1 failed  3M read, 1/3 blocks done, 768K/s [4s]"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
