@@ -35,8 +35,12 @@ const SemName = "sem"
 
 // semHeldVar, in the environment of the fan that holds a slot for a
 // command run in the background, names the descriptor of the slot's
-// locked file.
-const semHeldVar = "FAN_SEM_HELD"
+// locked file, or is semNoSlot when --semaphore-timeout ran out and the
+// command runs without one.
+const (
+	semHeldVar = "FAN_SEM_HELD"
+	semNoSlot  = "none"
+)
 
 // SemaphoreOptions are the flags of --semaphore.
 type SemaphoreOptions struct {
@@ -142,13 +146,15 @@ func runSemaphore(c *Config) outcome {
 		return semOutcome(0, s.sem.Wait(ctx))
 	}
 	if fd := c.Env.Get(semHeldVar); fd != "" {
-		// The fan in the background: the slot is held on fd.
-		n, err := strconv.Atoi(fd)
-		if err != nil {
-			return semOutcome(0, fmt.Errorf("%s=%q is not a descriptor", semHeldVar, fd))
+		// The fan in the background: the slot is held on fd, if any.
+		if fd != semNoSlot {
+			n, err := strconv.Atoi(fd)
+			if err != nil {
+				return semOutcome(0, fmt.Errorf("%s=%q is not a descriptor", semHeldVar, fd))
+			}
+			held := os.NewFile(uintptr(n), "slot")
+			defer held.Close()
 		}
-		held := os.NewFile(uintptr(n), "slot")
-		defer held.Close()
 		return semOutcome(s.runGrouped(c))
 	}
 	h, err := s.sem.Acquire(ctx, max(s.timeout, -s.timeout))
@@ -161,20 +167,23 @@ func runSemaphore(c *Config) outcome {
 	case err != nil:
 		return semOutcome(0, fmt.Errorf("semaphore %s: %w", s.id, err))
 	}
-	if h != nil {
-		defer h.Close()
+	release := func() { // h is nil when the timeout ran out
+		if h != nil {
+			h.Close()
+		}
 	}
+	defer release()
 	if !s.fg {
 		err := s.startHolder(c, h)
 		if err == nil && s.wait {
-			h.Close()
+			release()
 			err = s.sem.Wait(ctx)
 		}
 		return semOutcome(0, err)
 	}
 	status, err := s.runHere(c)
 	if err == nil && s.wait {
-		h.Close()
+		release()
 		err = s.sem.Wait(ctx)
 	}
 	return semOutcome(status, err)
@@ -244,6 +253,8 @@ func (s *semSpec) startHolder(c *Config, h *semaphore.Holder) error {
 	if h != nil {
 		cmd.ExtraFiles = []*os.File{h.File}
 		cmd.Env = append(cmd.Env, semHeldVar+"=3")
+	} else {
+		cmd.Env = append(cmd.Env, semHeldVar+"="+semNoSlot) // it must not wait for one
 	}
 	// Not in fan's process group: Ctrl-C for the next foreground job does
 	// not reach it.
