@@ -182,16 +182,12 @@ func lackingFlagText(err error, xargs bool, f *pflag.FlagSet) string {
 }
 
 // elsewhereBegins reports whether name, which begins fan's flag match and
-// no other, also begins an option of GNU parallel's or xargs's that fan
-// lacks (elsewhere, or a long name in lacking that is not match), so that
-// it is as ambiguous for fan as it is for them.
+// no other, also begins a long option of GNU parallel's or xargs's that
+// fan lacks (in lacking), so that it is as ambiguous for fan as it is for
+// them.
 func elsewhereBegins(name, match string) bool {
-	begins := func(o string) bool { return o != match && strings.HasPrefix(o, name) }
-	if slices.ContainsFunc(elsewhere, begins) {
-		return true
-	}
 	for k := range lacking {
-		if len(k) > 1 && begins(k) {
+		if len(k) > 1 && k != match && strings.HasPrefix(k, name) {
 			return true
 		}
 	}

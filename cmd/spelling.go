@@ -27,31 +27,14 @@ var spellings = map[string]string{
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
-// elsewhere are long options of GNU parallel and xargs that fan does not
-// have. A beginning that one of them shares with a flag of fan's is
-// ambiguous, as it is for them: --retry is not taken for --retry-delay,
-// since parallel's --retry-failed begins so too.
-var elsewhere = strings.Fields(`block-timeout bibtex citation
-	color-failed colour compress compress-program controlmaster csv ctrl-c
-	decompress-program embed gnu group-by hostgroups
-	interactive latest-line linkinputsource max-line-length-allowed memsuspend
-	no-keep-order noswap number-of-cores number-of-cpus number-of-sockets
-	number-of-threads open-tty output-as-files
-	record-env remove-rec-sep retry-failed rsync-opts
-	shebang shell-completion shellquote
-	silent skip-first-line sql sql-and-worker sql-master sql-worker ssh-delay
-	template tmux tmux-pane tollef total-jobs
-	tty use-compress-program use-cores-instead-of-threads
-	use-cpus-instead-of-cores use-decompress-program use-sockets-instead-of-threads
-	xapplyinputsource`)
-
 // spelling is the flag set's normalising function: it takes GNU
 // parallel's other names for a flag (spellings) and, as GNU getopt_long
 // and Perl's Getopt::Long do for xargs and parallel, any unambiguous
 // beginning of a long name (--keep for --keep-order, --max-a for
 // --max-args). An ambiguous or unknown name is left as it is, for the
 // parser to refuse; so is one that also begins an option of parallel's or
-// xargs's that fan lacks (elsewhere).
+// xargs's that fan lacks (lacking): --retry is not taken for
+// --retry-delay, since parallel's --retry-failed begins so too.
 func spelling(f *pflag.FlagSet, name string) pflag.NormalizedName {
 	if real, ok := spellings[name]; ok {
 		return pflag.NormalizedName(real)
