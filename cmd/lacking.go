@@ -123,7 +123,8 @@ var lacking = map[string]string{
 // GNU parallel and xargs do not have it either. name is the option as
 // given, without its dashes; a beginning of lacking's long names is taken
 // for the one it begins, or for the shortest when that begins all the
-// others (--sem for --semaphore), as GNU parallel takes an abbreviation.
+// others (--sql for --sql, not --sql-master), as GNU parallel takes an
+// abbreviation.
 func lackingText(name string, short bool) string {
 	return lackingTextOf(name, short, "GNU parallel's")
 }

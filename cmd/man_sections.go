@@ -91,6 +91,10 @@ With \fB\-\-halt now,fail=1\fR, the status is the failing job's own; with
 \fB\-\-halt ...,success=\fR\fIN\fR, 0.
 With \fB\-\-xargs\fR, the statuses are xargs's: 123 when a job failed, 124,
 125, 126, 127, and 1 for other errors.
+With \fB\-\-onall\fR or \fB\-\-nonall\fR, the failures counted are hosts
+where something failed, not jobs. With \fB\-\-semaphore \-\-fg\fR, the
+status is the command's own (128+N for a signal N), and 1 when a negative
+\fB\-\-semaphore\-timeout\fR gave up.
 .SH SIGNALS
 fan drains gracefully: nothing that was read is silently lost.
 Jobs are not in the terminal's foreground process group, so Ctrl\-C reaches
