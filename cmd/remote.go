@@ -93,18 +93,18 @@ func (c *Config) checkRemote() error {
 	}
 	if len(r.Logins) == 0 && len(r.LoginFiles) == 0 {
 		for _, name := range []string{"ssh", "host-timeout", "transfer", "transferfile", "return", "cleanup", "trc", "basefile", "filter-hosts", "onall", "nonall"} {
-			if c.set(name) {
+			if c.flagSet(name) {
 				return usageErrorf("--%s is for jobs on other hosts: give the hosts with -S or --sshloginfile", name)
 			}
 		}
 		return nil
 	}
 	spec := &remoteSpec{timeout: defaultHostTimeout, jobs: c.Runner.Jobs, home: c.Env.Get("HOME"), fileSet: map[string][]remote.Login{}}
-	if c.set("host-timeout") {
+	if c.flagSet("host-timeout") {
 		spec.timeout = r.HostTimeout // 0: forever
 	}
 	sshText, flag := r.SSH, "--ssh"
-	if !c.set("ssh") {
+	if !c.flagSet("ssh") {
 		sshText, flag = c.Env.Get("PARALLEL_SSH"), "PARALLEL_SSH"
 	}
 	if sshText != "" {

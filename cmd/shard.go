@@ -53,7 +53,7 @@ func parseShard(s string) (ShardSpec, error) {
 // from SLURM_ARRAY_TASK_COUNT. The zero Shard is every item.
 func (c *Config) checkShard() (input.Shard, error) {
 	sp := c.Input.Shard
-	if !c.set("shard") {
+	if !c.flagSet("shard") {
 		return input.Shard{}, nil
 	}
 	if c.Input.Pipe.on() {

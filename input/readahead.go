@@ -43,10 +43,12 @@ func readAhead[T any](next func() (T, error), stop <-chan struct{}, drop func(T)
 // Otherwise a read that was already blocked may never end, and settle
 // gives up when no value comes within stopWait.
 func settle[T any](ch <-chan read[T], take func(T), patient bool) {
-	wait := time.NewTimer(stopWait)
-	defer wait.Stop()
-	if patient {
-		wait.Stop()
+	var timer *time.Timer
+	var expired <-chan time.Time // never, when patient
+	if !patient {
+		timer = time.NewTimer(stopWait)
+		defer timer.Stop()
+		expired = timer.C
 	}
 	for {
 		select {
@@ -55,10 +57,10 @@ func settle[T any](ch <-chan read[T], take func(T), patient bool) {
 				return
 			}
 			take(n.v)
-			if !patient {
-				wait.Reset(stopWait)
+			if timer != nil {
+				timer.Reset(stopWait)
 			}
-		case <-wait.C:
+		case <-expired:
 			return
 		}
 	}

@@ -561,24 +561,6 @@ func (s *Slots) wake() {
 	s.changed = make(chan struct{})
 }
 
-// Total is the number of slots known now, of the hosts that take jobs or
-// may soon (each unknown one counted as fallback).
-func (s *Slots) Total(fallback int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, p := range s.places {
-		switch {
-		case p.state == removed:
-		case p.limit == 0 || p.limit == unlimited:
-			n += fallback
-		default:
-			n += p.limit
-		}
-	}
-	return n
-}
-
 // Suspend stops the jobs of every host (Ctrl-Z); Resume continues them.
 func (s *Slots) Suspend() { s.each(runner.Executor.Suspend) }
 
