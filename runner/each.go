@@ -128,17 +128,8 @@ func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq
 		cmd.Dir = e.WorkDir.Render(item, 1)
 	}
 	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, 1),
-		Stdout: a.Stdout, Stderr: a.Stderr, Shell: e.Template.shell, Cancel: a.Cancel}
-	if len(e.Transfer) > 0 || len(e.Return) > 0 {
-		f := &Files{Cleanup: e.Cleanup}
-		for _, t := range e.Transfer {
-			f.Transfer = append(f.Transfer, t.Render(item, 1))
-		}
-		for _, t := range e.Return {
-			f.Return = append(f.Return, t.Render(item, 1))
-		}
-		att.Files = f
-	}
+		Stdout: a.Stdout, Stderr: a.Stderr, Shell: e.Template.shell, Cancel: a.Cancel,
+		Files: renderFiles(e.Transfer, e.Return, e.Cleanup, item, 1)}
 	pr, err := e.Exec.Start(att)
 	if err != nil {
 		fmt.Fprintf(stderr, "fan: job %d: %v\n", item.Seq, err)

@@ -184,14 +184,21 @@ func (p *Pool) cannotStart(r *Result, err error) *Result {
 // files renders the files a remote job takes along and brings back, or
 // nil.
 func (p *Pool) files(item *input.Item, slot int) *Files {
-	if len(p.Transfer) == 0 && len(p.Return) == 0 {
+	return renderFiles(p.Transfer, p.Return, p.Cleanup, item, slot)
+}
+
+// renderFiles renders, for item in slot, the files of --transferfile
+// (transfer) and --return (ret) of a remote job, or nil when there are
+// none.
+func renderFiles(transfer, ret []*Text, cleanup bool, item *input.Item, slot int) *Files {
+	if len(transfer) == 0 && len(ret) == 0 {
 		return nil
 	}
-	f := &Files{Cleanup: p.Cleanup}
-	for _, t := range p.Transfer {
+	f := &Files{Cleanup: cleanup}
+	for _, t := range transfer {
 		f.Transfer = append(f.Transfer, t.Render(item, slot))
 	}
-	for _, t := range p.Return {
+	for _, t := range ret {
 		f.Return = append(f.Return, t.Render(item, slot))
 	}
 	return f
