@@ -252,14 +252,7 @@ func TestSuspendAndResume(t *testing.T) {
 		// one runs) is stopped. A signal takes effect when its target
 		// next runs: allow a while.
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			job, all := 0, true
-			for _, pr := range shs.Hosts[0].Leftovers() {
-				if strings.HasPrefix(pr.Cmdline, "sh -c while [ ! -e go ]") || pr.Cmdline == "sleep 0.1" {
-					job++
-					all = all && pr.State == "T"
-				}
-			}
-			if job > 0 && all {
+			if jobStopped(shs.Hosts[0].Leftovers()) {
 				return true
 			}
 		}
@@ -280,6 +273,30 @@ func TestSuspendAndResume(t *testing.T) {
 	if out, _ := read(); err != nil || x.Status != 0 || out != "done\n" {
 		t.Errorf("after Resume: %v %v %q", err, x.Status, out)
 	}
+}
+
+// jobStopped reports whether every process of TestSuspendAndResume's job
+// (its shell, and a sleep of its loop if one runs) is stopped. A shell
+// caught in vfork waits uninterruptibly (D) for its child, and a STOP stays
+// pending until that child execs; with the child stopped first, the shell
+// can do nothing either, so it counts as stopped.
+func jobStopped(procs []sshtest.Proc) bool {
+	stoppedChild := map[int]bool{}
+	var job []sshtest.Proc
+	for _, pr := range procs {
+		if strings.HasPrefix(pr.Cmdline, "sh -c while [ ! -e go ]") || pr.Cmdline == "sleep 0.1" {
+			job = append(job, pr)
+			if pr.State == "T" {
+				stoppedChild[pr.PPID] = true
+			}
+		}
+	}
+	for _, pr := range job {
+		if pr.State != "T" && !(pr.State == "D" && stoppedChild[pr.PID]) {
+			return false
+		}
+	}
+	return len(job) > 0
 }
 
 func TestCancelGivesUpAStart(t *testing.T) {
