@@ -172,7 +172,10 @@ func run(c *Config) outcome {
 			return failed(err)
 		}
 		defer local.Close()
-		local.FewThreads, local.Notify = budget.FewThreads, stream.Notify
+		local.Notify = stream.Notify
+		if budget.FewThreads {
+			local.KeepThreadsFew()
+		}
 		if c.flagSet("nice") {
 			if err := local.SetNice(c.Runner.Nice); err != nil {
 				books.Close(false)

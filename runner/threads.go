@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"runtime"
+	"sync"
+)
+
+// spareThreads is how many idle threads fan makes ready under a low
+// process limit: more than it ever has in blocking system calls at once
+// when its jobs wait on the netpoller (stdin, stdout, stderr, the books,
+// a spawn), and well within the tasks it keeps for itself (threadReserve).
+const spareThreads = 8
+
+// KeepThreadsFew prepares the executor for a low process limit (ulimit
+// -u, or a cgroup's pids.max), under which other programs may take every
+// task left while fan runs. Jobs then wait for their exit on the
+// netpoller, none in a blocking wait that holds a thread, and the Go
+// runtime is given spareThreads idle threads now: it takes an idle one
+// when it needs a thread, and makes one only when none is idle, a
+// failure it cannot survive (it aborts with "pthread_create failed").
+// Without threads in hand, a full cgroup could kill fan rather than
+// make it wait.
+func (l *Local) KeepThreadsFew() {
+	l.FewThreads = true
+	startIdleThreads(spareThreads)
+}
+
+// startIdleThreads makes the runtime start n more threads and leaves them
+// idle: n goroutines each hold a thread of their own at once (a goroutine
+// locked to its thread and blocked keeps it from the others), then let go
+// and end. The runtime keeps the threads of goroutines that unlocked
+// before ending, for later use.
+func startIdleThreads(n int) {
+	var held, release sync.WaitGroup
+	held.Add(n)
+	release.Add(1)
+	var done sync.WaitGroup
+	done.Add(n)
+	for range n {
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread()
+			held.Done()
+			release.Wait()
+			runtime.UnlockOSThread()
+		}()
+	}
+	held.Wait()
+	release.Done()
+	done.Wait()
+}
