@@ -492,10 +492,12 @@ func (s *Slots) take(ctx context.Context, avoid runner.Executor) (runner.Slot, b
 
 // pick returns the ready place with the most room as a share of its
 // slots (the first of equals), or nil; s.mu is held. The place of avoid
-// is left out while another place takes jobs, even with no room now.
+// is left out while another place takes jobs, even with no room now, or
+// may soon: one still being probed (at the start, a retry must not go
+// back to the host that connected first because the other has not yet).
 func (s *Slots) pick(avoid runner.Executor) *place {
 	if avoid != nil && !slices.ContainsFunc(s.places, func(p *place) bool {
-		return p.exec != avoid && p.state == ready && p.limit > 0
+		return p.exec != avoid && (p.state == ready && p.limit > 0 || p.state == probing)
 	}) {
 		avoid = nil // nowhere else to go
 	}
