@@ -195,6 +195,9 @@ func run(c *Config) outcome {
 	}
 	notify := stream.Notify
 	c.warn = notify
+	if reader != nil {
+		reader.Lost = func(read []byte) { notify(lostPartMessage(read)) }
+	}
 	var slots *runner.FixedSlots // this machine's; nil with -S
 	if c.remote == nil {
 		lim := newLimits(c, pool.Jobs, pool.Exec, pool, notify)

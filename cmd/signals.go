@@ -218,3 +218,17 @@ func watchSignals(d *drain) (stop func()) {
 		<-finished
 	}
 }
+
+// lostPartMessage tells the user of a record that a drain stopped part
+// way through, whose rest did not come in time: the bytes read of it are
+// in no item and in no failures file (re-running them alone would run a
+// wrong item), so they are shown, quoted as Go quotes a string, up to a
+// length a terminal can show; the rest is still unread in the input.
+func lostPartMessage(read []byte) string {
+	const most = 200
+	shown, more := read, ""
+	if len(shown) > most {
+		shown, more = shown[:most], fmt.Sprintf(" and %d bytes more", len(read)-most)
+	}
+	return fmt.Sprintf("fan: the drain stopped the input part way through a record: its first %d bytes were read and run in no job (the rest was left unread): %q%s", len(read), shown, more)
+}

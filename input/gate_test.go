@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -146,8 +147,14 @@ func TestGateGivesUpOnAStalledRecord(t *testing.T) {
 	}()
 	begin := time.Now()
 	g.Close()
-	if rec, err := s.Next(); !errors.Is(err, ErrStopped) {
+	rec, err := s.Next()
+	if !errors.Is(err, ErrStopped) {
 		t.Fatalf("a record that never ends: %q, %v; want ErrStopped", rec, err)
+	}
+	// The bytes taken of it are handed back, for the user to be told.
+	var part *StoppedPart
+	if !errors.As(err, &part) || !strings.HasPrefix(string(part.Read), "bcx") {
+		t.Errorf("a record that never ends: %v, want a StoppedPart holding bcx...", err)
 	}
 	// Without the cap, a byte every finishWait/2 would hold the drain
 	// for finishMax of them: over an hour.

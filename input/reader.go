@@ -71,6 +71,9 @@ type Reader struct {
 	// had already buffered, and stops at the first read that would consume
 	// more input. A Reader without gates takes only the item ready then.
 	Gates []Closer
+	// Lost, when set, is told the bytes of a record that a drain stopped
+	// part way through (StoppedPart): read, but in no item.
+	Lost func(read []byte)
 
 	ts  tuples
 	seq int64
@@ -254,6 +257,10 @@ func (r *Reader) nextAny() (Item, error) {
 		item.Records = append(item.Records, t...)
 		if !r.NoArgs {
 			item.Args = r.appendColumns(item.Args, t)
+		}
+		var part *StoppedPart
+		if errors.As(err, &part) && r.Lost != nil {
+			r.Lost(part.Read)
 		}
 		if err != nil {
 			// A drain: what was taken goes out as a short item, to be

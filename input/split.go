@@ -61,11 +61,28 @@ func (s *Splitter) Next() (string, error) {
 				s.gate.partial.Store(false)
 				s.gate.rest.Store(-1)
 			}()
+		case errors.Is(err, ErrStopped) && len(s.acc) > 0:
+			// The rest of the record did not come in time: the bytes
+			// taken of it are in no item, and the caller says so.
+			return "", &StoppedPart{Read: bytes.Clone(s.acc)}
 		default:
 			return "", err
 		}
 	}
 }
+
+// StoppedPart is the error Next returns when a drain stopped the input
+// part way through a record and the rest of it did not come in time (see
+// Gate.partial): Read holds the bytes taken of the record, which no item
+// carries; the rest was left unread. It is an ErrStopped.
+type StoppedPart struct{ Read []byte }
+
+func (e *StoppedPart) Error() string {
+	return fmt.Sprintf("input stopped part way through a record, after %d bytes of it", len(e.Read))
+}
+
+// Unwrap makes a StoppedPart an ErrStopped.
+func (e *StoppedPart) Unwrap() error { return ErrStopped }
 
 // ParseDelimiter turns the argument of -d into the bytes it stands for
 // (see Unescape).
