@@ -41,9 +41,9 @@ func NewSpool(dir string, keep int) *Spool {
 // passes over every inode deleted in the last seconds (minutes while their
 // blocks are unwritten), 0.5-1 ms a file on a machine that runs many tests.
 // Each job blocked there holds an OS thread, so -j 1000 reached 63 to 100
-// threads; eight at a time keep it under 40. Fewer (two) cost fan 10-20 %
-// more system time there: the file system does the allocations no slower
-// side by side.
+// threads; eight at a time keep it under 40, at the same wall time. It is
+// not free there: fan's own CPU per job rose from a median of 1160 to
+// 1420 us at -j 1000 (BENCHMARKS.md), with two at a time as with eight.
 const spoolCreators = 8
 
 // Get implements runner.Spool.
