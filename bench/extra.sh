@@ -14,7 +14,9 @@
 #   W3k3     -k with a 3 s first job, 8 x W3_BYTES: fan's peak RSS, bytes, order
 #   W4yes    yes 1 | fan -j2 sleep (each job: sleep 1) for 5 s: fan's peak RSS
 #   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads;
-#            and vs the floor, a C program starting the 1000 at once (spawnall.c)
+#            and vs the floor, a C program starting the 1000 at once (spawnall.c);
+#            J1000-floor-u: the same with -u (no spool files: the spawn path
+#            alone); J1000-floor-shm: spool files on tmpfs (TMPDIR=/dev/shm)
 #   W5       fan --version vs /bin/true (the floor), xargs --version and an
 #            empty static Go binary linking cobra, progressbar/v3, go-isatty
 #            and x/term (bench/emptygo); echo x | fan echo vs xargs echo
@@ -179,6 +181,13 @@ j1000() {
 	local c="$RESULTS/spawnall"
 	if gcc -O2 -o "$c" "$HERE/spawnall.c" 2>/dev/null; then
 		pair "J1000-floor" "$RUNS" "-" "yes 1 | head -n $J1000_N | $FAN -j1000 sleep" "$c $J1000_N $(command -v sleep) 1"
+		# Making 2000 spool files is most of what fan adds where $TMPDIR
+		# is slow to make files in (ext4 without a journal): these two
+		# rows tell the spawn path from the file system.
+		pair "J1000-floor-u" "$RUNS" "-" "yes 1 | head -n $J1000_N | $FAN -u -j1000 sleep" "$c $J1000_N $(command -v sleep) 1"
+		if [ -d /dev/shm ]; then
+			pair "J1000-floor-shm" "$RUNS" "-" "yes 1 | head -n $J1000_N | TMPDIR=/dev/shm $FAN -j1000 sleep" "$c $J1000_N $(command -v sleep) 1"
+		fi
 	else
 		log "J1000-floor: no C compiler"
 	fi

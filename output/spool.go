@@ -20,6 +20,8 @@ import (
 type Spool struct {
 	dir  string
 	keep int // how many empty files to keep for reuse
+	// creating admits spoolCreators file creations at a time (see create).
+	creating chan struct{}
 
 	mu   sync.Mutex
 	free []*os.File
@@ -31,8 +33,18 @@ func NewSpool(dir string, keep int) *Spool {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return &Spool{dir: dir, keep: keep}
+	return &Spool{dir: dir, keep: keep, creating: make(chan struct{}, spoolCreators)}
 }
+
+// spoolCreators is how many spool files are made at once, at most. Making
+// one can block for long: on ext4 without a journal, allocating an inode
+// passes over every inode deleted in the last seconds (minutes while their
+// blocks are unwritten), 0.5-1 ms a file on a machine that runs many tests.
+// Each job blocked there holds an OS thread, so -j 1000 reached 63 to 100
+// threads; eight at a time keep it under 40, at the same wall time. It is
+// not free there: fan's own CPU per job rose from a median of 1160 to
+// 1420 us at -j 1000 (BENCHMARKS.md), with two at a time as with eight.
+const spoolCreators = 8
 
 // Get implements runner.Spool.
 func (s *Spool) Get() (*os.File, error) {
@@ -107,6 +119,8 @@ func (s *Spool) Close() {
 // create makes a new anonymous file: O_TMPFILE where the file system has
 // it, otherwise a named file that is removed at once.
 func (s *Spool) create() (*os.File, error) {
+	s.creating <- struct{}{}
+	defer func() { <-s.creating }()
 	fd, err := unix.Open(s.dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	if err == nil {
 		return os.NewFile(uintptr(fd), "fan-spool"), nil

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Capture: a job's stdout and stderr go into files lent by a Spool, so that
@@ -128,12 +130,13 @@ func (p *Pool) discard(r *Result) {
 	r.Stdout, r.Stderr, r.held = nil, nil, 0
 }
 
-// dup returns a descriptor of f of the caller's own, closed on exec.
+// dup returns a descriptor of f of the caller's own, closed on exec from
+// the moment it exists: set apart (dup, then FD_CLOEXEC), a job started
+// in between by another goroutine inherited it.
 func dup(f *os.File) (*os.File, error) {
-	fd, err := syscall.Dup(int(f.Fd()))
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	syscall.CloseOnExec(fd)
 	return os.NewFile(uintptr(fd), f.Name()), nil
 }

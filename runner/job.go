@@ -75,6 +75,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		}
 		a.Stdin = fed.r
 	}
+	// Counted as running from before the spawn: the job may be at work
+	// (on a loaded machine, for a while) before Start returns, and a
+	// drain's message must count it.
+	p.running.Add(1)
 	pr, err := slot.Exec.Start(a)
 	spawned = err == nil
 	fed.started(err == nil)
@@ -82,10 +86,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		bf.started()
 	}
 	if err != nil {
+		p.running.Add(-1)
 		timeoutHit() // releases the timer
 		return p.cannotStart(r, err)
 	}
-	p.running.Add(1)
 	live := &attempt{seq: item.Seq, slot: slot, command: &r.Command, start: r.Start}
 	wctx := jctx
 	if p.Evict != nil {

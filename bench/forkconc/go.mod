@@ -1,0 +1,3 @@
+module fan.bench/forkconc
+
+go 1.26.0
