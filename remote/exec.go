@@ -222,30 +222,41 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 	}
 	p := &process{e: e, m: m, ch: ch, exited: ch.done, stdin: lifeline, out: newDemux(e.nonce, errR, stderr), stderr: stderr}
 	go p.out.run()
-	select {
-	case <-p.out.started:
-	case <-p.exited:
-		p.drain()
-		if p.out.begun() {
-			break // it started, and has ended already
+	cancel, giveUp := ctx.Done(), (<-chan time.Time)(nil)
+wait:
+	for {
+		select {
+		case <-p.out.started:
+			break wait
+		case <-p.exited:
+			p.drain()
+			if p.out.begun() {
+				break wait // it started, and has ended already
+			}
+			_, _, pre := p.out.result()
+			p.closeLifeline()
+			refused = refusedChannel(pre)
+			h.release(m, refused)
+			msg := oneLine(pre)
+			if msg == "" {
+				msg = fmt.Sprintf("its channel ended with status %d", ch.status)
+			}
+			return nil, refused, h.transport(fmt.Errorf("the job did not start: %s", msg))
+		case <-cancel:
+			// A drain came during the round trip: the command may run
+			// already, and a job that ran must not be reported as not
+			// started (its item would run twice). It has startGrace
+			// more to say so; then it is given up.
+			cancel, giveUp = nil, time.After(startGrace)
+		case <-giveUp:
+			ch.Kill()
+			<-p.exited
+			p.out.closeNow() // what the master still holds is of no use now
+			<-p.out.done
+			p.closeLifeline()
+			h.release(m, false)
+			return nil, false, h.transport(context.Cause(ctx))
 		}
-		_, _, pre := p.out.result()
-		p.closeLifeline()
-		refused = refusedChannel(pre)
-		h.release(m, refused)
-		msg := oneLine(pre)
-		if msg == "" {
-			msg = fmt.Sprintf("its channel ended with status %d", ch.status)
-		}
-		return nil, refused, h.transport(fmt.Errorf("the job did not start: %s", msg))
-	case <-ctx.Done():
-		ch.Kill()
-		<-p.exited
-		p.out.closeNow() // what the master still holds is of no use now
-		<-p.out.done
-		p.closeLifeline()
-		h.release(m, false)
-		return nil, false, h.transport(context.Cause(ctx))
 	}
 	p.pgid, _, _ = p.out.result()
 	e.mu.Lock()
@@ -257,6 +268,10 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 	}
 	return p, false, nil
 }
+
+// startGrace is how long a start whose Cancel ended while its command was
+// on its way to the host still waits for the host to say it runs.
+const startGrace = 2 * time.Second
 
 // drainWait is how long, after its channel has ended, a job's stderr may
 // take to end: the master holds the pipe while it closes the channel.
