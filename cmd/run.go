@@ -148,6 +148,7 @@ func run(c *Config) outcome {
 	defer closeSink()
 	sink.Meter = term.Meter(stderr, &counted, c.jobs)
 	sink.Color = term.Palette
+	pool.Direct = sink.HandOver() // -k: the next job's stdout straight to fan's
 
 	// The read-ahead: a few items a slot, within bounds that a -j of
 	// millions or none (0) does not turn into an allocation of gigabytes.

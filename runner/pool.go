@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,11 @@ type Pool struct {
 	// completion order only: KeepOrder has its Window, Live output and
 	// output that is not captured (no Spool) do not wait.
 	HoldOutput int64
+	// Direct, when set, is fan's stdout, given with KeepOrder to the job
+	// whose output comes next, once all before it is written, to write
+	// its stdout into while it runs (see direct.go). The output stage
+	// must write nothing to it but job output, in input order.
+	Direct *os.File
 	// Announce sends an Announced event for each command just before it
 	// starts (-t).
 	Announce bool
