@@ -26,7 +26,7 @@ func TestHeadOfLineNext(t *testing.T) {
 	}
 }
 
-// runDirect runs the shell lines as jobs with -k, Direct set to a file,
+// runDirect runs the shell lines as jobs with Direct set to a file,
 // writing each result as the output stage would, and returns the results
 // and what the jobs wrote straight into the file.
 func runDirect(t *testing.T, p *Pool, lines ...string) ([]Result, string) {
@@ -36,7 +36,7 @@ func runDirect(t *testing.T, p *Pool, lines ...string) ([]Result, string) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	p.KeepOrder, p.Direct = true, out
+	p.Direct = out
 	p.Template = NewTemplate(TemplateOptions{Words: []string{"sh", "-c", "{}"}, Shell: "/bin/sh"})
 	p.Spool = &testSpool{dir: t.TempDir()}
 	items := make(chan input.Item, len(lines))
@@ -55,7 +55,7 @@ func runDirect(t *testing.T, p *Pool, lines ...string) ([]Result, string) {
 // One job at a time with -k: each is next when it starts, so each writes
 // its stdout straight to fan's; its stderr is still captured.
 func TestDirectOneAtATime(t *testing.T) {
-	rs, out := runDirect(t, &Pool{Jobs: 1}, "echo 1", "echo 2; echo e >&2", "echo 3")
+	rs, out := runDirect(t, &Pool{Jobs: 1, KeepOrder: true}, "echo 1", "echo 2; echo e >&2", "echo 3")
 	if out != "1\n2\n3\n" {
 		t.Fatalf("stdout got %q", out)
 	}
@@ -73,7 +73,7 @@ func TestDirectOneAtATime(t *testing.T) {
 // must wait for its turn.
 func TestDirectOnlyTheNextJob(t *testing.T) {
 	flag := filepath.Join(t.TempDir(), "flag")
-	rs, out := runDirect(t, &Pool{Jobs: 2},
+	rs, out := runDirect(t, &Pool{Jobs: 2, KeepOrder: true},
 		"while [ ! -e "+flag+" ]; do sleep 0.01; done; echo 1",
 		"echo 2; touch "+flag)
 	if out != "1\n" {
@@ -88,9 +88,23 @@ func TestDirectOnlyTheNextJob(t *testing.T) {
 // dropped.
 func TestDirectOnlyTheLastAttempt(t *testing.T) {
 	flag := filepath.Join(t.TempDir(), "flag")
-	rs, out := runDirect(t, &Pool{Jobs: 1, Retries: 2},
+	rs, out := runDirect(t, &Pool{Jobs: 1, KeepOrder: true, Retries: 2},
 		"if [ -e "+flag+" ]; then echo second; else echo first; touch "+flag+"; exit 1; fi")
 	if out != "second\n" || !rs[0].Direct || rs[0].Attempts != 2 {
 		t.Fatalf("stdout %q, direct %v, attempts %d", out, rs[0].Direct, rs[0].Attempts)
+	}
+}
+
+// Without -k, a job goes direct only when jobs run one at a time: with
+// more, another running job could end first, and its output must then
+// come first.
+func TestDirectUnorderedOnlyOneAtATime(t *testing.T) {
+	rs, out := runDirect(t, &Pool{Jobs: 1}, "echo 1", "echo 2")
+	if out != "1\n2\n" || !rs[0].Direct || !rs[1].Direct {
+		t.Fatalf("-j1: stdout %q, direct %v %v", out, rs[0].Direct, rs[1].Direct)
+	}
+	rs, out = runDirect(t, &Pool{Jobs: 2}, "echo 1", "echo 2")
+	if out != "" || rs[0].Direct || rs[1].Direct {
+		t.Fatalf("-j2: stdout %q, direct %v %v", out, rs[0].Direct, rs[1].Direct)
 	}
 }
