@@ -12,6 +12,10 @@
 #   W3cat    8 x W3_BYTES grouped to a pipe vs the same jobs run by xargs
 #            (ungrouped, nothing captured) through cat
 #   W3k3     -k with a 3 s first job, 8 x W3_BYTES: fan's peak RSS, bytes, order
+#   W3floor  the floor of grouped output (groupfloor.c: jobs write into
+#            temporary files, each copied out with sendfile when it ends)
+#            against xargs writing straight into the pipe, and fan against
+#            that floor; in $TMPDIR and on tmpfs (/dev/shm)
 #   W4yes    yes 1 | fan -j2 sleep (each job: sleep 1) for 5 s: fan's peak RSS
 #   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads;
 #            and vs the floor, a C program starting the 1000 at once (spawnall.c);
@@ -34,7 +38,7 @@
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
-#   EXTRA ("W1s W1lim W1go owncpu W3cat W3hold W3k3 W4yes J1000 W5 scale
+#   EXTRA ("W1s W1lim W1go owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale
 #          AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk")
 #   RESULTS (a directory); auto.sh's AUTO_* knobs; pipe.sh's PIPE_BYTES
 #   PIPE_BLOCK PIPE_RUNS PIPE_DIR
@@ -47,7 +51,7 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
-EXTRA="${EXTRA:-W1s W1lim W1go owncpu W3cat W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk}"
+EXTRA="${EXTRA:-W1s W1lim W1go owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -147,6 +151,26 @@ w3cat() {
 	if [ "$got" = "$want" ]; then chk="ok(bytes)"; else chk="FAIL(bytes=$got want $want)"; fi
 	pair W3cat "$RUNS" "$chk" "seq 8 | $FAN -j2 sh $SHARED_BENCH/jobs/out.sh $W3_BYTES | wc -c" \
 		"seq 8 | xargs -P2 -n1 sh $SHARED_BENCH/jobs/out.sh $W3_BYTES | cat | wc -c"
+}
+
+# W3floor: what grouping itself costs here, whoever does it. The floor
+# writes every byte into a temporary file and out again, as fan does; the
+# rows say how far it is from xargs (no grouping) and fan from it.
+w3floor() {
+	local g="$RESULTS/groupfloor" job="sh $SHARED_BENCH/jobs/out.sh $W3_BYTES" d tmp want got chk
+	gcc -O2 -o "$g" "$HERE/groupfloor.c" 2>/dev/null || { log "W3floor: no C compiler"; return; }
+	want=$((8 * W3_BYTES + $(seq 8 | sed 's/^/job /' | wc -c)))
+	for d in "${TMPDIR:-/tmp}" /dev/shm; do
+		[ -d "$d" ] || continue
+		tmp=tmp
+		[ "$d" = /dev/shm ] && tmp=shm
+		got=$(seq 8 | "$g" 2 "$d" /bin/$job | wc -c)
+		if [ "$got" = "$want" ]; then chk="ok(bytes)"; else chk="FAIL(bytes=$got want $want)"; fi
+		pair "W3floor-$tmp-xargs" "$RUNS" "$chk" "seq 8 | $g 2 $d /bin/$job | wc -c" \
+			"seq 8 | xargs -P2 -n1 $job | wc -c"
+		pair "W3floor-$tmp-fan" "$RUNS" "-" "seq 8 | TMPDIR=$d $FAN -j2 $job | wc -c" \
+			"seq 8 | $g 2 $d /bin/$job | wc -c"
+	done
 }
 
 w3k3() {
@@ -252,7 +276,7 @@ scale() {
 
 for e in $EXTRA; do
 	case "$e" in
-	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
+	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3floor) w3floor ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
 	W1go) w1go ;; W3hold) w3hold ;; scale) scale ;;
 	AUTOsleep) auto_sleep ;; AUTOcpu) auto_cpu ;; AUTOmem) auto_mem ;;
 	Ppipe) ppipe ;; Ppart) ppart ;; Pfloor) pfloor ;; Pk) pk ;;

@@ -88,7 +88,7 @@ func addExecFlags(f *pflag.FlagSet, o *Options) {
 
 // addOutputFlags: how job output reaches fan's stdout and stderr.
 func addOutputFlags(f *pflag.FlagSet, o *Options) {
-	f.BoolVarP(&o.Output.KeepOrder, "keep-order", "k", false, "write results in input order (jobs still run in parallel)")
+	f.BoolVarP(&o.Output.KeepOrder, "keep-order", "k", false, "write results in input order (jobs still run in parallel; the job whose turn it is writes as it runs)")
 	f.BoolVar(&o.Output.Group, "group", true, "write each job's output whole when it ends")
 	f.BoolVarP(&o.Output.Ungroup, "ungroup", "u", false, "let jobs write straight to stdout and stderr (fastest; lines may mix)")
 	f.BoolVar(&o.Output.LineBuffer, "line-buffer", false, "write whole lines as jobs produce them (lines never mix)")

@@ -206,3 +206,10 @@ func (l *limits) run() (stop func()) {
 		<-done
 	}
 }
+
+// serial reports whether jobs run one at a time with a limit that nothing
+// raises while fan runs: -j1 on this machine, without a procfile, -j auto,
+// --xargs's SIGUSR1 or hosts. A job then cannot be overtaken by another.
+func (c *Config) serial() bool {
+	return c.jobs == 1 && c.procfile == nil && c.auto == nil && !c.Xargs && c.remote == nil
+}

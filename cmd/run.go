@@ -148,6 +148,8 @@ func run(c *Config) outcome {
 	defer closeSink()
 	sink.Meter = term.Meter(stderr, &counted, c.jobs)
 	sink.Color = term.Palette
+	// -k, or one job at a time: the next job's stdout straight to fan's.
+	pool.Direct = sink.HandOver(c.serial())
 
 	// The read-ahead: a few items a slot, within bounds that a -j of
 	// millions or none (0) does not turn into an allocation of gigabytes.

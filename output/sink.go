@@ -269,7 +269,9 @@ func (s *Sink) emit(r *runner.Result) {
 // show writes what one result has to show: its output (or command, for
 // a dry run), its --results files, and the lines fan has to say about it.
 func (s *Sink) show(r *runner.Result) {
-	if s.Ungrouped && s.err == nil && readerGone(s.Stdout) {
+	// Jobs that wrote to Stdout themselves (-u, or a direct job of -k)
+	// would not tell fan that its reader is gone.
+	if (s.Ungrouped || r.Direct) && s.err == nil && readerGone(s.Stdout) {
 		s.fail(fmt.Errorf("cannot write to stdout: %w", syscall.EPIPE))
 	}
 	if r.DryRun && s.err == nil {

@@ -30,7 +30,7 @@ type job struct {
 // failed.
 func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time, announced bool) {
 	for attempt := 1; ; {
-		r := p.run(ctx, &j.item, slot, start, announced)
+		r := p.run(ctx, &j.item, slot, start, announced, p.direct(j, attempt, slot))
 		r.Attempts = attempt
 		var transport *TransportError
 		lost := errors.As(r.Err, &transport) || r.Evicted
@@ -104,6 +104,9 @@ func (p *Pool) finish(j *job, r *Result) {
 	}
 	if p.Finished != nil {
 		p.Finished(r)
+	}
+	if r.Direct {
+		p.stream.head.directEnd.Store(j.ticket + 1) // the next job may write straight to stdout too
 	}
 	if p.stream.hold.limit > 0 {
 		p.stream.hold.add(r.held)

@@ -62,15 +62,20 @@ func (e *CaptureError) Error() string {
 func (e *CaptureError) Unwrap() error { return e.Err }
 
 // capture gets a job's output files from the spool; without a spool
-// (--ungroup) the job writes to fan's own stdout and stderr.
-func (p *Pool) capture(r *Result) error {
+// (--ungroup) the job writes to fan's own stdout and stderr. With direct
+// set, only its stderr is captured: its stdout goes there (Result.Direct).
+func (p *Pool) capture(r *Result, direct *os.File) error {
 	if p.Spool == nil {
 		return nil
 	}
 	var err error
-	if r.Stdout, err = p.Spool.Get(); err == nil {
+	if direct == nil {
+		r.Stdout, err = p.Spool.Get()
+	}
+	if err == nil {
 		r.Stderr, err = p.Spool.Get()
 	}
+	r.Direct = direct != nil
 	if err != nil {
 		p.discard(r)
 		return p.captureError(err)

@@ -13,12 +13,12 @@ import (
 )
 
 // testSpool lends unlinked files from a test directory; it can be made to
-// report its filesystem full, or to fail to make files.
+// report its filesystem full, or to fail to make files. It is safe for
+// concurrent use, as a Spool must be.
 type testSpool struct {
-	dir     string
-	full    bool
-	refuse  error
-	created int
+	dir    string
+	full   bool
+	refuse error
 }
 
 func (s *testSpool) Get() (*os.File, error) {
@@ -28,7 +28,6 @@ func (s *testSpool) Get() (*os.File, error) {
 	f, err := os.CreateTemp(s.dir, "spool")
 	if err == nil {
 		os.Remove(f.Name())
-		s.created++
 	}
 	return f, err
 }

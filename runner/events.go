@@ -90,6 +90,7 @@ type Stream struct {
 	events chan Event
 	urgent chan Event
 	hold   hold
+	head   headOfLine
 }
 
 // NewStream makes a stream whose Events channel buffers size events.
@@ -101,11 +102,13 @@ func NewStream(size int) *Stream {
 
 // Written tells the pool that a Finished result's output has been written
 // (or dropped) and its files given back, so that its bytes no longer hold
-// back the start of jobs (see Pool.HoldOutput). The output stage calls it
+// back the start of jobs (see Pool.HoldOutput), and the next job in input
+// order may write straight to stdout (see Pool.Direct). The output stage calls it
 // once for each Finished result; it is safe to call from any goroutine.
 func (s *Stream) Written(r *Result) {
 	s.hold.release(r.held)
 	r.held = 0
+	s.head.written.Add(1)
 }
 
 // Ask sends a status report to be printed, without blocking: it is

@@ -23,6 +23,13 @@ func (c *Command) viaShell() bool { return c.line != "" }
 // executor, and returns the Finished results in the order they came.
 func runPool(tb testing.TB, p *Pool, items <-chan input.Item) []Result {
 	tb.Helper()
+	return runPoolWriting(tb, p, items, false)
+}
+
+// runPoolWriting is runPool that, with written, tells the stream each
+// result's output was written as it comes, as the output stage does.
+func runPoolWriting(tb testing.TB, p *Pool, items <-chan input.Item, written bool) []Result {
+	tb.Helper()
 	if p.Exec == nil && p.Slots == nil {
 		l, err := NewLocal()
 		if err != nil {
@@ -38,6 +45,9 @@ func runPool(tb testing.TB, p *Pool, items <-chan input.Item) []Result {
 	for ev := range s.Events {
 		if ev.Kind == Finished {
 			rs = append(rs, *ev.Result)
+			if written {
+				s.Written(ev.Result)
+			}
 		}
 	}
 	if err := <-done; err != nil {

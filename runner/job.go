@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"syscall"
 	"time"
@@ -11,8 +12,10 @@ import (
 )
 
 // run runs one attempt of a job to its end, in slot, starting it no earlier
-// than start; announced says that -t has shown its command already.
-func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool) *Result {
+// than start; announced says that -t has shown its command already. With
+// direct set, the job writes its stdout there rather than into a spool
+// file (see direct.go).
+func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool, direct *os.File) *Result {
 	var bf *blockFile
 	if item.Stdin != nil && p.StdinAs != OnStdin && !p.DryRun {
 		// --cat, --fifo: {} names the block's file.
@@ -44,7 +47,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	if err := r.Command.Err; err != nil && !(err == p.Template.look && runsElsewhere(slot.Exec)) {
 		return p.cannotStart(r, err)
 	}
-	if err := p.capture(r); err != nil {
+	if err := p.capture(r, direct); err != nil {
 		// fan's own failure, not the job's: it did not start.
 		r.Status, r.NotStarted, r.Err = -1, true, err
 		return r
@@ -66,6 +69,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
 		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot.N)}
+	if r.Direct {
+		a.Stdout = direct
+	}
 	var fed *feeder
 	if item.Stdin != nil && bf == nil {
 		var err error

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,12 @@ type Pool struct {
 	// completion order only: KeepOrder has its Window, Live output and
 	// output that is not captured (no Spool) do not wait.
 	HoldOutput int64
+	// Direct, when set, is fan's stdout, given to the job whose output
+	// comes next, once all before it is written, to write its stdout
+	// into while it runs (see direct.go): with KeepOrder, or with Jobs 1
+	// when the caller keeps the limit at one job at a time. The output
+	// stage must write nothing to it but job output, in turn.
+	Direct *os.File
 	// Announce sends an Announced event for each command just before it
 	// starts (-t).
 	Announce bool

@@ -51,6 +51,9 @@ type Result struct {
 	// start; nil when the job wrote nothing there or output is not captured.
 	// The receiver gives them back to the Spool.
 	Stdout, Stderr *os.File
+	// Direct is set when the job wrote its stdout straight into fan's
+	// stdout (Pool.Direct): Stdout is nil, and nothing of it is held.
+	Direct bool
 
 	// held is the size of Stdout and Stderr when the pool counted them
 	// in its output hold (see Stream.Written).
