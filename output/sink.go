@@ -235,8 +235,7 @@ func (s *Sink) emit(r *runner.Result) {
 		s.stats.Skipped++
 		return
 	}
-	var capture *runner.CaptureError
-	if errors.As(r.Err, &capture) {
+	if capture := captureError(r.Err); capture != nil {
 		s.fail(capture) // fan's own: reported once, it ends the run
 	}
 	s.show(r)
@@ -276,7 +275,7 @@ func (s *Sink) show(r *runner.Result) {
 		if s.Tag != nil {
 			s.pend = append(append(s.pend, s.Tag(r)...), '\t') // as GNU parallel tags a dry run
 		}
-		s.pend = append(append(s.pend, r.Command.String()...), '\n')
+		s.pend = append(r.Command.AppendTo(s.pend), '\n')
 		if len(s.pend) >= chunk {
 			s.flushPending()
 		}
@@ -305,8 +304,7 @@ func (s *Sink) show(r *runner.Result) {
 		s.flush(s.Stdout, &stream{f: out}, prefix, true)
 		s.flush(s.Stderr, &stream{f: errf}, prefix, true)
 	}
-	var capture *runner.CaptureError
-	if r.Err != nil && !errors.As(r.Err, &capture) && s.firstSaying(r.Err) {
+	if r.Err != nil && captureError(r.Err) == nil && s.firstSaying(r.Err) {
 		s.write(s.Stderr, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: %v", r.Err)))
 			return err
@@ -319,6 +317,20 @@ func (s *Sink) show(r *runner.Result) {
 			return err
 		})
 	}
+}
+
+// captureError returns err as fan's own failure to capture a job's
+// output, or nil. A nil err is not asked: errors.As's target escapes to
+// the heap, an allocation per job that most jobs need not pay.
+func captureError(err error) *runner.CaptureError {
+	if err == nil {
+		return nil
+	}
+	var capture *runner.CaptureError
+	if errors.As(err, &capture) {
+		return capture
+	}
+	return nil
 }
 
 // firstSaying reports whether the message about a failed job is to be

@@ -182,12 +182,15 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			return nil
 		}
 		p.taken.Add(1)
-		j := &job{item: item, ticket: ticket, held: p.win != nil}
+		// A value, not a pointer: a dry run's stays on the stack, and a
+		// job that runs is copied into its goroutine's closure, which is
+		// allocated anyway.
+		j := job{item: item, ticket: ticket, held: p.win != nil}
 		if p.DryRun {
 			// Nothing runs, so nothing finishes out of order: rendering
 			// here, in turn, prints the commands in input order as GNU
 			// parallel does, with or without -k.
-			p.attempts(jobCtx, j, slot, time.Time{}, false)
+			p.attempts(jobCtx, &j, slot, time.Time{}, false)
 			continue
 		}
 		// The slot and the start are taken here, in input order: the
@@ -202,10 +205,10 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			p.announce(p.Template.Render(&item, slot.N))
 		}
 		wg.Add(1)
-		go func() {
+		go func(j job) {
 			defer wg.Done()
-			p.attempts(jobCtx, j, slot, at, announced)
-		}()
+			p.attempts(jobCtx, &j, slot, at, announced)
+		}(j)
 	}
 }
 
