@@ -239,6 +239,10 @@ func (r *Reader) nextAny() (Item, error) {
 		return Item{}, r.stop
 	}
 	per := max(r.MaxArgs, 1)
+	// Plain arguments are the records themselves: the item's Args share
+	// Records' array (neither is ever changed in place), and the first
+	// tuple is taken as it is, a slice of its own, not copied.
+	plain := !r.NoArgs && r.Colsep == nil && r.Trim == (Trim{})
 	item := Item{}
 	for !r.eof && len(item.Records) < per*len(r.Sources) {
 		t, err := r.ts.next()
@@ -251,8 +255,12 @@ func (r *Reader) nextAny() (Item, error) {
 		if err != nil && !errors.Is(err, ErrStopped) {
 			return Item{}, err
 		}
-		item.Records = append(item.Records, t...)
-		if !r.NoArgs {
+		if item.Records == nil {
+			item.Records = t[:len(t):len(t)] // capped: a later append copies
+		} else {
+			item.Records = append(item.Records, t...)
+		}
+		if !r.NoArgs && !plain {
 			item.Args = r.appendColumns(item.Args, t)
 		}
 		if err != nil {
@@ -267,6 +275,9 @@ func (r *Reader) nextAny() (Item, error) {
 	}
 	if len(item.Records) == 0 {
 		return Item{}, io.EOF
+	}
+	if plain {
+		item.Args = item.Records
 	}
 	r.seq++
 	item.Seq = r.seq
@@ -311,6 +322,15 @@ func (r *Reader) tuples() tuples {
 	return &product{first: factors[0], others: factors[1:]}
 }
 
+// columns returns the arguments of tuple t: t itself when they are its
+// records as they are (no --colsep, no --trim), else a slice of their own.
+func (r *Reader) columns(t []string) []string {
+	if r.Colsep == nil && r.Trim == (Trim{}) {
+		return t
+	}
+	return r.appendColumns(nil, t)
+}
+
 func (r *Reader) appendColumns(args []string, t []string) []string {
 	if r.Colsep == nil && r.Trim == (Trim{}) {
 		return append(args, t...)
@@ -331,7 +351,7 @@ func (r *Reader) appendColumns(args []string, t []string) []string {
 func (r *Reader) packed() (Item, error) {
 	if r.Pack.Lines == nil {
 		r.ts = r.tuples()
-		r.Pack.Lines = recordLines{r}
+		r.Pack.Lines = &recordLines{r: r}
 	}
 	args, err := r.Pack.Next()
 	if err != nil {
