@@ -181,6 +181,7 @@ func (s *Sink) handle(ev *runner.Event) {
 		delete(s.retrying, ev.Result.Item.Seq)
 		s.accept(ev.Result)
 		s.meterUpdate()
+		s.stream.Recycle(ev.Result) // nothing here keeps it
 	}
 }
 

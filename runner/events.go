@@ -2,6 +2,7 @@ package runner
 
 import (
 	"os"
+	"sync"
 	"time"
 )
 
@@ -90,6 +91,10 @@ type Stream struct {
 	events chan Event
 	urgent chan Event
 	hold   hold
+	// dry keeps a dry run's Results for reuse (Recycle): a million
+	// commands printed need not be a million allocations of a Result for
+	// the garbage collector to sweep.
+	dry sync.Pool
 }
 
 // NewStream makes a stream whose Events channel buffers size events.
@@ -106,6 +111,26 @@ func NewStream(size int) *Stream {
 func (s *Stream) Written(r *Result) {
 	s.hold.release(r.held)
 	r.held = 0
+}
+
+// Recycle says that the output stage is done with a Finished result and
+// keeps no reference to it. A dry run's result is then reused for a later
+// job; others are left to the garbage collector. The output stage calls it
+// once for each Finished result, last.
+func (s *Stream) Recycle(r *Result) {
+	if r.DryRun {
+		*r = Result{}
+		s.dry.Put(r)
+	}
+}
+
+// dryResult returns a zero Result for a dry run's job: a recycled one when
+// there is one.
+func (s *Stream) dryResult() *Result {
+	if r, ok := s.dry.Get().(*Result); ok {
+		return r
+	}
+	return new(Result)
 }
 
 // Ask sends a status report to be printed, without blocking: it is

@@ -32,11 +32,12 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.DryRun {
-		r.DryRun = true
+		r := p.stream.dryResult()
+		*r = Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N), DryRun: true}
 		return r
 	}
+	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.WorkDir != nil {
 		r.Command.Dir = p.WorkDir.Render(item, slot.N)
 	}
