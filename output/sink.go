@@ -178,7 +178,9 @@ func (s *Sink) handle(ev *runner.Event) {
 	case runner.Status:
 		s.status(ev.Report)
 	case runner.Finished:
-		delete(s.retrying, ev.Result.Item.Seq)
+		if len(s.retrying) > 0 {
+			delete(s.retrying, ev.Result.Item.Seq)
+		}
 		s.accept(ev.Result)
 		s.meterUpdate()
 		s.stream.Recycle(ev.Result) // nothing here keeps it
@@ -281,8 +283,11 @@ func (s *Sink) show(r *runner.Result) {
 			s.flushPending()
 		}
 	}
-	l := s.live[r.Item.Seq]
-	delete(s.live, r.Item.Seq)
+	var l *liveJob
+	if len(s.live) > 0 { // --line-buffer: a map lookup a job only then
+		l = s.live[r.Item.Seq]
+		delete(s.live, r.Item.Seq)
+	}
 	out, errf := r.Stdout, r.Stderr
 	if l != nil {
 		out, errf = l.out.f, l.err.f
