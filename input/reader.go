@@ -81,8 +81,14 @@ type Reader struct {
 	stop error // a drain stopped the tuples, after the short item it cut
 }
 
-// readAheadItems is how many items read may wait for Run to pass them on.
-const readAheadItems = 64
+// readAheadItems is how many items read may wait for Run to pass them on;
+// readAheadPacked, when items are packed (-X, --xargs): each may be a
+// whole command line of arguments, 128 KiB of strings and twice that of
+// their headers, and a few are enough to keep the next jobs fed.
+const (
+	readAheadItems  = 64
+	readAheadPacked = 4
+)
 
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
@@ -96,7 +102,11 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
 	stop := make(chan struct{})
 	defer close(stop)
-	items := readAhead(r.next, stop, nil, readAheadItems)
+	ahead := readAheadItems
+	if r.Pack != nil {
+		ahead = readAheadPacked
+	}
+	items := readAhead(r.next, stop, nil, ahead)
 	var held []Item // with Prefetch: everything read, until the end of input
 	defer func() {
 		for _, item := range held {
