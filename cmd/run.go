@@ -300,7 +300,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 func fitBudget(c *Config) (runner.Budget, error) {
 	return runner.FitBudget(runner.BudgetRequest{
 		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
-		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs, c.Runner.DryRun),
+		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs, c.Runner.DryRun, c.Output.KeepOrder),
 	})
 }
 
@@ -336,10 +336,14 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 }
 
 // eventBuffer is how many events may wait for the sink: about one a job,
-// or, in a dry run, where results come as fast as they are rendered, many.
-func eventBuffer(jobs int, dryRun bool) int {
-	if dryRun {
+// or, in a dry run, where results come as fast as they are rendered, many:
+// maxQueue results, which without -k come runner.DryBatch to an event.
+func eventBuffer(jobs int, dryRun, keepOrder bool) int {
+	switch {
+	case dryRun && keepOrder:
 		return maxQueue
+	case dryRun:
+		return maxQueue / runner.DryBatch
 	}
 	return min(max(jobs, 16), maxQueue)
 }

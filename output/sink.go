@@ -178,13 +178,24 @@ func (s *Sink) handle(ev *runner.Event) {
 	case runner.Status:
 		s.status(ev.Report)
 	case runner.Finished:
-		if len(s.retrying) > 0 {
-			delete(s.retrying, ev.Result.Item.Seq)
+		if ev.Batch == nil {
+			s.finished(ev.Result)
+			return
 		}
-		s.accept(ev.Result)
-		s.meterUpdate()
-		s.stream.Recycle(ev.Result) // nothing here keeps it
+		for _, r := range ev.Batch {
+			s.finished(r)
+		}
 	}
+}
+
+// finished writes, counts and books a job's final result.
+func (s *Sink) finished(r *runner.Result) {
+	if len(s.retrying) > 0 {
+		delete(s.retrying, r.Item.Seq)
+	}
+	s.accept(r)
+	s.meterUpdate()
+	s.stream.Recycle(r) // nothing here keeps it
 }
 
 // retry counts a retry of a failed job and, unless Quiet, says it:

@@ -21,7 +21,9 @@ const (
 	// attempt wrote is dropped.
 	Retrying
 	// Finished: the job's final Result. Every item the pool takes yields
-	// exactly one; with KeepOrder they come in input order.
+	// exactly one; with KeepOrder they come in input order. A dry run's
+	// come several to an event, in input order, in Batch (Result is
+	// then nil).
 	Finished
 	// Notice: a message for the user (Text).
 	Notice
@@ -34,6 +36,7 @@ const (
 type Event struct {
 	Kind    EventKind
 	Result  *Result
+	Batch   []*Result
 	Command Command
 	Live    *LiveFiles
 	Text    string

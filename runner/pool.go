@@ -135,6 +135,7 @@ type Pool struct {
 	clock   pauseClock
 	live    running
 	intake  context.Context
+	batch   []*Result // a dry run's results not yet handed on (dryrun.go)
 }
 
 // Run takes items until items is closed or intake ends, runs each as a job
@@ -144,6 +145,12 @@ type Pool struct {
 func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *Stream) error {
 	p.stream, p.events, p.intake = s, s.events, intake
 	p.win = newWindow(p.Window)
+	if p.DryRun && !p.KeepOrder {
+		// Nothing runs: every result is handed on by the dispatcher before
+		// it takes the next item (a batch of them, see dryDelivery), so
+		// there are no started jobs for a window to bound.
+		p.win = nil
+	}
 	if !p.KeepOrder && !p.Live && p.Spool != nil && !p.DryRun {
 		s.hold.limit = p.HoldOutput
 	}
@@ -161,6 +168,9 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for ticket := int64(0); ; ticket++ {
+		if len(p.batch) > 0 && len(items) == 0 {
+			p.flushDry() // no item waits: what was rendered goes out before the wait
+		}
 		item, ok, stopped := next(intake, items)
 		if stopped {
 			p.notStartedRest(ticket, items)
@@ -235,6 +245,9 @@ func next(intake context.Context, items <-chan input.Item) (item input.Item, ok,
 // function, called once every job has ended, hands on what is left and
 // closes the events.
 func (p *Pool) startDelivery() func() {
+	if p.DryRun && !p.KeepOrder {
+		return p.dryDelivery()
+	}
 	if !p.KeepOrder {
 		p.deliver = func(t ticketed) {
 			p.events <- Event{Kind: Finished, Result: t.r}

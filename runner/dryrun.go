@@ -1,0 +1,35 @@
+package runner
+
+// DryBatch is how many of a dry run's results go to the output stage in
+// one event, at most.
+const DryBatch = 64
+
+// dryDelivery sets up how a dry run's results reach the output stage
+// without -k: in batches of up to DryBatch, in input order, so that the
+// two stages do not hand a million results over one at a time. Results
+// come only from the dispatcher's goroutine (nothing runs), which sends
+// the batch when it is full, before it waits for the next item (Run),
+// and at the end. The returned function, called at the end, sends the
+// last batch and closes the events.
+func (p *Pool) dryDelivery() func() {
+	p.batch = make([]*Result, 0, DryBatch)
+	p.deliver = func(t ticketed) {
+		p.batch = append(p.batch, t.r)
+		if len(p.batch) == DryBatch {
+			p.flushDry()
+		}
+	}
+	return func() {
+		p.flushDry()
+		close(p.events)
+	}
+}
+
+// flushDry sends the results of the batch, if any, as one Finished event.
+func (p *Pool) flushDry() {
+	if len(p.batch) == 0 {
+		return
+	}
+	p.events <- Event{Kind: Finished, Batch: p.batch}
+	p.batch = make([]*Result, 0, DryBatch)
+}
