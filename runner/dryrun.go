@@ -1,5 +1,7 @@
 package runner
 
+import "github.com/fan-run/fan/input"
+
 // DryBatch is how many of a dry run's results go to the output stage in
 // one event, at most.
 const DryBatch = 64
@@ -32,4 +34,17 @@ func (p *Pool) flushDry() {
 	}
 	p.events <- Event{Kind: Finished, Batch: p.batch}
 	p.batch = make([]*Result, 0, DryBatch)
+}
+
+// render is a dry run's attempt of a job: its command, rendered in slot,
+// in a Result the output stage gives back (Stream.Recycle). A block of
+// stdin the job would have read is abandoned, as for a job that cannot
+// start.
+func (p *Pool) render(item *input.Item, slot Slot) *Result {
+	if a, ok := item.Stdin.(input.Abandoner); ok {
+		a.Abandon()
+	}
+	r := p.stream.dryResult()
+	*r = Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N), DryRun: true}
+	return r
 }

@@ -13,8 +13,11 @@ import (
 // run runs one attempt of a job to its end, in slot, starting it no earlier
 // than start; announced says that -t has shown its command already.
 func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool) *Result {
+	if p.DryRun {
+		return p.render(item, slot)
+	}
 	var bf *blockFile
-	if item.Stdin != nil && p.StdinAs != OnStdin && !p.DryRun {
+	if item.Stdin != nil && p.StdinAs != OnStdin {
 		// --cat, --fifo: {} names the block's file.
 		var err error
 		if bf, err = newBlockFile(p.TmpDir, p.StdinAs, item.Stdin); err != nil {
@@ -32,11 +35,6 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	if p.DryRun {
-		r := p.stream.dryResult()
-		*r = Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N), DryRun: true}
-		return r
-	}
 	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.WorkDir != nil {
 		r.Command.Dir = p.WorkDir.Render(item, slot.N)
