@@ -3,8 +3,13 @@ package runner
 import "github.com/fan-run/fan/input"
 
 // DryBatch is how many of a dry run's results go to the output stage in
-// one event, at most.
-const DryBatch = 64
+// one event, at most; dryBatchBytes, how many bytes of input they may hold
+// (a batch ends with the item that reaches it): a packed item can be a
+// whole command line.
+const (
+	DryBatch      = 64
+	dryBatchBytes = 64 << 10
+)
 
 // dryDelivery sets up how a dry run's results reach the output stage
 // without -k: in batches of up to DryBatch, in input order, so that the
@@ -17,7 +22,8 @@ func (p *Pool) dryDelivery() func() {
 	p.batch = make([]*Result, 0, DryBatch)
 	p.deliver = func(t ticketed) {
 		p.batch = append(p.batch, t.r)
-		if len(p.batch) == DryBatch {
+		p.batchHeld += t.r.Item.Held()
+		if len(p.batch) == DryBatch || p.batchHeld >= dryBatchBytes {
 			p.flushDry()
 		}
 	}
@@ -33,7 +39,7 @@ func (p *Pool) flushDry() {
 		return
 	}
 	p.events <- Event{Kind: Finished, Batch: p.batch}
-	p.batch = make([]*Result, 0, DryBatch)
+	p.batch, p.batchHeld = make([]*Result, 0, DryBatch), 0
 }
 
 // render is a dry run's attempt of a job: its command, rendered in slot,

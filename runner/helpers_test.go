@@ -36,8 +36,14 @@ func runPool(tb testing.TB, p *Pool, items <-chan input.Item) []Result {
 	go func() { done <- p.Run(context.Background(), context.Background(), items, s) }()
 	var rs []Result
 	for ev := range s.Events {
-		if ev.Kind == Finished {
+		if ev.Kind != Finished {
+			continue
+		}
+		if ev.Batch == nil {
 			rs = append(rs, *ev.Result)
+		}
+		for _, r := range ev.Batch {
+			rs = append(rs, *r)
 		}
 	}
 	if err := <-done; err != nil {

@@ -135,7 +135,10 @@ type Pool struct {
 	clock   pauseClock
 	live    running
 	intake  context.Context
-	batch   []*Result // a dry run's results not yet handed on (dryrun.go)
+	// batch is a dry run's results not yet handed on, batchHeld the bytes
+	// of input they hold (dryrun.go).
+	batch     []*Result
+	batchHeld int64
 }
 
 // Run takes items until items is closed or intake ends, runs each as a job
