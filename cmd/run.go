@@ -151,21 +151,7 @@ func run(c *Config) outcome {
 	// -k, or one job at a time: the next job's stdout straight to fan's.
 	pool.Direct = sink.HandOver(c.serial())
 
-	// The read-ahead: a few items a slot, within bounds that a -j of
-	// millions or none (0) does not turn into an allocation of gigabytes.
-	queue := 1024
-	if c.jobs > 0 {
-		queue = min(4*c.jobs, maxQueue)
-	}
-	if c.records != nil {
-		// Blocks, not items: a few per slot (memory), whatever -j.
-		queue = min(queue, 2*max(c.jobs, 1), maxBlockQueue)
-	} else if c.Runner.DryRun {
-		// Nothing runs: the stages hand items and results over in long
-		// runs rather than wake each other for each one.
-		queue = maxQueue
-	}
-	items := make(chan input.Item, queue)
+	items := make(chan input.Item, itemQueue(c))
 	stream := runner.NewStream(budget.Buffered)
 	if !c.Runner.DryRun {
 		local, err := runner.NewLocal()
@@ -308,7 +294,7 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 func fitBudget(c *Config) (runner.Budget, error) {
 	return runner.FitBudget(runner.BudgetRequest{
 		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
-		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventBuffer(c.jobs, c.Runner.DryRun),
+		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventQueue(c),
 	})
 }
 
@@ -343,13 +329,40 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 	return pool
 }
 
-// eventBuffer is how many events may wait for the sink: about one a job,
-// or, in a dry run, where results come as fast as they are rendered, many.
-func eventBuffer(jobs int, dryRun bool) int {
-	if dryRun {
+// itemQueue is the read-ahead between the input stage and the pool: a few
+// items a slot, within bounds that a -j of millions or none (0) does not
+// turn into an allocation of gigabytes.
+func itemQueue(c *Config) int {
+	queue := 1024
+	if c.jobs > 0 {
+		queue = min(4*c.jobs, maxQueue)
+	}
+	switch {
+	case c.records != nil || c.pack != nil:
+		// Blocks, or packed items of up to a whole command line each, not
+		// items: a few per slot (memory), whatever -j, in a dry run too.
+		return min(queue, 2*max(c.jobs, 1), maxBlockQueue)
+	case c.Runner.DryRun:
+		// Nothing runs: the stages hand items and results over in long
+		// runs rather than wake each other for each one.
 		return maxQueue
 	}
-	return min(max(jobs, 16), maxQueue)
+	return queue
+}
+
+// eventQueue is how many events may wait for the sink: about one a job,
+// or, in a dry run of small items, where results come as fast as they are
+// rendered, many: maxQueue results, which without -k come up to
+// runner.DryBatch to an event. (Packed items, each up to a whole command
+// line, wait as a run's do.)
+func eventQueue(c *Config) int {
+	switch {
+	case c.Runner.DryRun && c.pack == nil && c.Output.KeepOrder:
+		return maxQueue
+	case c.Runner.DryRun && c.pack == nil:
+		return maxQueue / runner.DryBatch
+	}
+	return min(max(c.jobs, 16), maxQueue)
 }
 
 // newSink builds the output stage and the spool files it shares with the

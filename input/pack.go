@@ -276,14 +276,17 @@ func (p *Packer) flush() {
 // (two file names must not merge).
 type recordLines struct {
 	r *Reader
+	// one holds a single source's record: the Packer keeps the strings it
+	// is given, never the slice, so a million records need no slice each.
+	one [1]string
 }
 
-func (l recordLines) ReadLine() ([]string, int, error) {
-	t, err := l.r.ts.next()
+func (l *recordLines) ReadLine() ([]string, int, error) {
+	t, err := l.tuple()
 	if err != nil {
 		// A drain may have stopped the input part way through a tuple:
 		// the packer keeps what was taken.
-		return l.r.appendColumns(nil, t), len(t), err
+		return l.r.columns(t), len(t), err
 	}
 	for l.r.Pack.MaxLines > 0 && len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
 		more, err := l.r.ts.next()
@@ -291,9 +294,23 @@ func (l recordLines) ReadLine() ([]string, int, error) {
 			break
 		}
 		if err != nil {
-			return l.r.appendColumns(nil, t), 1, err
+			return l.r.columns(t), 1, err
 		}
 		t = []string{t[0] + more[0]}
 	}
-	return l.r.appendColumns(nil, t), 1, nil
+	return l.r.columns(t), 1, nil
+}
+
+// tuple reads the next tuple; a single source's record is put in l.one.
+func (l *recordLines) tuple() ([]string, error) {
+	s, ok := l.r.ts.(single)
+	if !ok {
+		return l.r.ts.next()
+	}
+	rec, err := s.src.Next()
+	if err != nil {
+		return nil, err
+	}
+	l.one[0] = rec
+	return l.one[:], nil
 }

@@ -20,6 +20,14 @@ func readAhead[T any](next func() (T, error), stop <-chan struct{}, drop func(T)
 		for {
 			v, err := next()
 			select {
+			case ch <- read[T]{v, err}: // the common case, room: no select of two
+				if err != nil {
+					return
+				}
+				continue
+			default:
+			}
+			select {
 			case ch <- read[T]{v, err}:
 				if err != nil {
 					return

@@ -84,8 +84,14 @@ type Reader struct {
 	stop error // a drain stopped the tuples, after the short item it cut
 }
 
-// readAheadItems is how many items read may wait for Run to pass them on.
-const readAheadItems = 64
+// readAheadItems is how many items read may wait for Run to pass them on;
+// readAheadPacked, when items are packed (-X, --xargs): each may be a
+// whole command line of arguments, 128 KiB of strings and twice that of
+// their headers, and a few are enough to keep the next jobs fed.
+const (
+	readAheadItems  = 64
+	readAheadPacked = 4
+)
 
 // Run reads every item and sends it on out, in order, until the input ends,
 // a read fails or ctx is done. It closes out before it returns, and it
@@ -99,7 +105,11 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
 	stop := make(chan struct{})
 	defer close(stop)
-	items := readAhead(r.next, stop, nil, readAheadItems)
+	ahead := readAheadItems
+	if r.Pack != nil {
+		ahead = readAheadPacked
+	}
+	items := readAhead(r.next, stop, nil, ahead)
 	var held []Item // with Prefetch: everything read, until the end of input
 	defer func() {
 		for _, item := range held {
@@ -242,6 +252,10 @@ func (r *Reader) nextAny() (Item, error) {
 		return Item{}, r.stop
 	}
 	per := max(r.MaxArgs, 1)
+	// Plain arguments are the records themselves: the item's Args share
+	// Records' array (neither is ever changed in place), and the first
+	// tuple is taken as it is, a slice of its own, not copied.
+	plain := !r.NoArgs && r.Colsep == nil && r.Trim == (Trim{})
 	item := Item{}
 	for !r.eof && len(item.Records) < per*len(r.Sources) {
 		t, err := r.ts.next()
@@ -254,8 +268,12 @@ func (r *Reader) nextAny() (Item, error) {
 		if err != nil && !errors.Is(err, ErrStopped) {
 			return Item{}, err
 		}
-		item.Records = append(item.Records, t...)
-		if !r.NoArgs {
+		if item.Records == nil {
+			item.Records = t[:len(t):len(t)] // capped: a later append copies
+		} else {
+			item.Records = append(item.Records, t...)
+		}
+		if !r.NoArgs && !plain {
 			item.Args = r.appendColumns(item.Args, t)
 		}
 		var part *StoppedPart
@@ -274,6 +292,9 @@ func (r *Reader) nextAny() (Item, error) {
 	}
 	if len(item.Records) == 0 {
 		return Item{}, io.EOF
+	}
+	if plain {
+		item.Args = item.Records
 	}
 	r.seq++
 	item.Seq = r.seq
@@ -318,6 +339,15 @@ func (r *Reader) tuples() tuples {
 	return &product{first: factors[0], others: factors[1:]}
 }
 
+// columns returns the arguments of tuple t: t itself when they are its
+// records as they are (no --colsep, no --trim), else a slice of their own.
+func (r *Reader) columns(t []string) []string {
+	if r.Colsep == nil && r.Trim == (Trim{}) {
+		return t
+	}
+	return r.appendColumns(nil, t)
+}
+
 func (r *Reader) appendColumns(args []string, t []string) []string {
 	if r.Colsep == nil && r.Trim == (Trim{}) {
 		return append(args, t...)
@@ -338,7 +368,7 @@ func (r *Reader) appendColumns(args []string, t []string) []string {
 func (r *Reader) packed() (Item, error) {
 	if r.Pack.Lines == nil {
 		r.ts = r.tuples()
-		r.Pack.Lines = recordLines{r}
+		r.Pack.Lines = &recordLines{r: r}
 	}
 	args, err := r.Pack.Next()
 	if err != nil {

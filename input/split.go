@@ -35,14 +35,21 @@ func NewSplitter(r io.Reader, delim []byte) *Splitter {
 // Next returns the next record. At the end of input it returns io.EOF; any
 // other error is a read error.
 func (s *Splitter) Next() (string, error) {
+	chunk, err := s.r.ReadSlice(s.delim[len(s.delim)-1])
+	if err == nil && bytes.HasSuffix(chunk, s.delim) {
+		// The common case: the whole record was in the buffer.
+		return string(chunk[:len(chunk)-len(s.delim)]), nil
+	}
+	return s.assemble(chunk, err)
+}
+
+// assemble reads the rest of a record that the buffer did not hold whole,
+// given its first chunk and the error reading it. (Apart from Next, whose
+// every call would otherwise pay for the defer below.)
+func (s *Splitter) assemble(chunk []byte, err error) (string, error) {
 	last := s.delim[len(s.delim)-1]
 	s.acc = s.acc[:0]
-	for {
-		chunk, err := s.r.ReadSlice(last)
-		if err == nil && len(s.acc) == 0 && bytes.HasSuffix(chunk, s.delim) {
-			// The common case: the whole record was in the buffer.
-			return string(chunk[:len(chunk)-len(s.delim)]), nil
-		}
+	for ; ; chunk, err = s.r.ReadSlice(last) {
 		s.acc = append(s.acc, chunk...)
 		switch {
 		case err == nil:

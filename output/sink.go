@@ -178,10 +178,24 @@ func (s *Sink) handle(ev *runner.Event) {
 	case runner.Status:
 		s.status(ev.Report)
 	case runner.Finished:
-		delete(s.retrying, ev.Result.Item.Seq)
-		s.accept(ev.Result)
-		s.meterUpdate()
+		if ev.Batch == nil {
+			s.finished(ev.Result)
+			return
+		}
+		for _, r := range ev.Batch {
+			s.finished(r)
+		}
 	}
+}
+
+// finished writes, counts and books a job's final result.
+func (s *Sink) finished(r *runner.Result) {
+	if len(s.retrying) > 0 {
+		delete(s.retrying, r.Item.Seq)
+	}
+	s.accept(r)
+	s.meterUpdate()
+	s.stream.Recycle(r) // nothing here keeps it
 }
 
 // retry counts a retry of a failed job and, unless Quiet, says it:
@@ -235,8 +249,7 @@ func (s *Sink) emit(r *runner.Result) {
 		s.stats.Skipped++
 		return
 	}
-	var capture *runner.CaptureError
-	if errors.As(r.Err, &capture) {
+	if capture := captureError(r.Err); capture != nil {
 		s.fail(capture) // fan's own: reported once, it ends the run
 	}
 	s.show(r)
@@ -278,13 +291,16 @@ func (s *Sink) show(r *runner.Result) {
 		if s.Tag != nil {
 			s.pend = append(append(s.pend, s.Tag(r)...), '\t') // as GNU parallel tags a dry run
 		}
-		s.pend = append(append(s.pend, r.Command.String()...), '\n')
+		s.pend = append(r.Command.AppendTo(s.pend), '\n')
 		if len(s.pend) >= chunk {
 			s.flushPending()
 		}
 	}
-	l := s.live[r.Item.Seq]
-	delete(s.live, r.Item.Seq)
+	var l *liveJob
+	if len(s.live) > 0 { // --line-buffer: a map lookup a job only then
+		l = s.live[r.Item.Seq]
+		delete(s.live, r.Item.Seq)
+	}
 	out, errf := r.Stdout, r.Stderr
 	if l != nil {
 		out, errf = l.out.f, l.err.f
@@ -307,8 +323,7 @@ func (s *Sink) show(r *runner.Result) {
 		s.flush(s.Stdout, &stream{f: out}, prefix, true)
 		s.flush(s.Stderr, &stream{f: errf}, prefix, true)
 	}
-	var capture *runner.CaptureError
-	if r.Err != nil && !errors.As(r.Err, &capture) && s.firstSaying(r.Err) {
+	if r.Err != nil && captureError(r.Err) == nil && s.firstSaying(r.Err) {
 		s.write(s.Stderr, func(w io.Writer) error {
 			_, err := fmt.Fprintln(w, s.Color.Fail(fmt.Sprintf("fan: %v", r.Err)))
 			return err
@@ -321,6 +336,20 @@ func (s *Sink) show(r *runner.Result) {
 			return err
 		})
 	}
+}
+
+// captureError returns err as fan's own failure to capture a job's
+// output, or nil. A nil err is not asked: errors.As's target escapes to
+// the heap, an allocation per job that most jobs need not pay.
+func captureError(err error) *runner.CaptureError {
+	if err == nil {
+		return nil
+	}
+	var capture *runner.CaptureError
+	if errors.As(err, &capture) {
+		return capture
+	}
+	return nil
 }
 
 // firstSaying reports whether the message about a failed job is to be

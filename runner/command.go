@@ -23,14 +23,22 @@ func (c *Command) String() string {
 	if c.line != "" || len(c.Args) == 0 {
 		return c.line
 	}
-	b := make([]byte, 0, 64)
+	return string(c.AppendTo(make([]byte, 0, 64)))
+}
+
+// AppendTo appends String's text to b and returns the extended slice,
+// without a string of its own: a dry run writes a million of them.
+func (c *Command) AppendTo(b []byte) []byte {
+	if c.line != "" || len(c.Args) == 0 {
+		return append(b, c.line...)
+	}
 	for i, a := range c.Args {
 		if i > 0 {
 			b = append(b, ' ')
 		}
 		b = appendQuote(b, a)
 	}
-	return string(b)
+	return b
 }
 
 // StartError is why a job could not start; Status is the exit status a shell

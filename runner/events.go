@@ -2,6 +2,7 @@ package runner
 
 import (
 	"os"
+	"sync"
 	"time"
 )
 
@@ -20,7 +21,9 @@ const (
 	// attempt wrote is dropped.
 	Retrying
 	// Finished: the job's final Result. Every item the pool takes yields
-	// exactly one; with KeepOrder they come in input order.
+	// exactly one; with KeepOrder they come in input order. A dry run's
+	// come several to an event, in input order, in Batch (Result is
+	// then nil).
 	Finished
 	// Notice: a message for the user (Text).
 	Notice
@@ -33,6 +36,7 @@ const (
 type Event struct {
 	Kind    EventKind
 	Result  *Result
+	Batch   []*Result
 	Command Command
 	Live    *LiveFiles
 	Text    string
@@ -91,6 +95,10 @@ type Stream struct {
 	urgent chan Event
 	hold   hold
 	head   headOfLine
+	// dry keeps a dry run's Results for reuse (Recycle): a million
+	// commands printed need not be a million allocations of a Result for
+	// the garbage collector to sweep.
+	dry sync.Pool
 }
 
 // NewStream makes a stream whose Events channel buffers size events.
@@ -109,6 +117,26 @@ func (s *Stream) Written(r *Result) {
 	s.hold.release(r.held)
 	r.held = 0
 	s.head.written.Add(1)
+}
+
+// Recycle says that the output stage is done with a Finished result and
+// keeps no reference to it. A dry run's result is then reused for a later
+// job; others are left to the garbage collector. The output stage calls it
+// once for each Finished result, last.
+func (s *Stream) Recycle(r *Result) {
+	if r.DryRun {
+		*r = Result{}
+		s.dry.Put(r)
+	}
+}
+
+// dryResult returns a zero Result for a dry run's job: a recycled one when
+// there is one.
+func (s *Stream) dryResult() *Result {
+	if r, ok := s.dry.Get().(*Result); ok {
+		return r
+	}
+	return new(Result)
 }
 
 // Ask sends a status report to be printed, without blocking: it is

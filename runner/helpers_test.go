@@ -43,11 +43,17 @@ func runPoolWriting(tb testing.TB, p *Pool, items <-chan input.Item, written boo
 	go func() { done <- p.Run(context.Background(), context.Background(), items, s) }()
 	var rs []Result
 	for ev := range s.Events {
-		if ev.Kind == Finished {
+		if ev.Kind != Finished {
+			continue
+		}
+		if ev.Batch == nil {
 			rs = append(rs, *ev.Result)
 			if written {
 				s.Written(ev.Result)
 			}
+		}
+		for _, r := range ev.Batch {
+			rs = append(rs, *r)
 		}
 	}
 	if err := <-done; err != nil {

@@ -32,7 +32,7 @@ const holdJobs = 2
 // above which no job starts (0: no limit). It is safe for concurrent use.
 type hold struct {
 	mu      sync.Mutex
-	limit   int64
+	limit   int64 // set before the pool starts, never changed: read without mu
 	bytes   int64
 	jobs    int           // finished jobs whose output waits
 	waiting bool          // a start waits for room
@@ -69,6 +69,9 @@ func (h *hold) release(n int64) {
 // wait waits until there is room for a start; it fails when ctx ends
 // first.
 func (h *hold) wait(ctx context.Context) bool {
+	if h.limit == 0 {
+		return ctx.Err() == nil // no hold: the common case, no lock
+	}
 	for {
 		h.mu.Lock()
 		if !h.full() {
@@ -91,6 +94,9 @@ func (h *hold) wait(ctx context.Context) bool {
 
 // over reports whether starts are held back now.
 func (h *hold) over() bool {
+	if h.limit == 0 {
+		return false
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.full()

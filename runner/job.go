@@ -16,8 +16,11 @@ import (
 // direct set, the job writes its stdout there rather than into a spool
 // file (see direct.go).
 func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool, direct *os.File) *Result {
+	if p.DryRun {
+		return p.render(item, slot)
+	}
 	var bf *blockFile
-	if item.Stdin != nil && p.StdinAs != OnStdin && !p.DryRun {
+	if item.Stdin != nil && p.StdinAs != OnStdin {
 		// --cat, --fifo: {} names the block's file.
 		var err error
 		if bf, err = newBlockFile(p.TmpDir, p.StdinAs, item.Stdin); err != nil {
@@ -36,10 +39,6 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		}
 	}()
 	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
-	if p.DryRun {
-		r.DryRun = true
-		return r
-	}
 	if p.WorkDir != nil {
 		r.Command.Dir = p.WorkDir.Render(item, slot.N)
 	}

@@ -142,6 +142,10 @@ type Pool struct {
 	clock   pauseClock
 	live    running
 	intake  context.Context
+	// batch is a dry run's results not yet handed on, batchHeld the bytes
+	// of input they hold (dryrun.go).
+	batch     []*Result
+	batchHeld int64
 }
 
 // Run takes items until items is closed or intake ends, runs each as a job
@@ -151,6 +155,12 @@ type Pool struct {
 func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *Stream) error {
 	p.stream, p.events, p.intake = s, s.events, intake
 	p.win = newWindow(p.Window)
+	if p.DryRun && !p.KeepOrder {
+		// Nothing runs: every result is handed on by the dispatcher before
+		// it takes the next item (a batch of them, see dryDelivery), so
+		// there are no started jobs for a window to bound.
+		p.win = nil
+	}
 	if !p.KeepOrder && !p.Live && p.Spool != nil && !p.DryRun {
 		s.hold.limit = p.HoldOutput
 	}
@@ -168,6 +178,9 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for ticket := int64(0); ; ticket++ {
+		if len(p.batch) > 0 && len(items) == 0 {
+			p.flushDry() // no item waits: what was rendered goes out before the wait
+		}
 		item, ok, stopped := next(intake, items)
 		if stopped {
 			p.notStartedRest(ticket, items)
@@ -189,12 +202,15 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			return nil
 		}
 		p.taken.Add(1)
-		j := &job{item: item, ticket: ticket, held: p.win != nil}
+		// A value, not a pointer: a dry run's stays on the stack, and a
+		// job that runs is copied into its goroutine's closure, which is
+		// allocated anyway.
+		j := job{item: item, ticket: ticket, held: p.win != nil}
 		if p.DryRun {
 			// Nothing runs, so nothing finishes out of order: rendering
 			// here, in turn, prints the commands in input order as GNU
 			// parallel does, with or without -k.
-			p.attempts(jobCtx, j, slot, time.Time{}, false)
+			p.attempts(jobCtx, &j, slot, time.Time{}, false)
 			continue
 		}
 		// The slot and the start are taken here, in input order: the
@@ -209,10 +225,10 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			p.announce(p.Template.Render(&item, slot.N))
 		}
 		wg.Add(1)
-		go func() {
+		go func(j job) {
 			defer wg.Done()
-			p.attempts(jobCtx, j, slot, at, announced)
-		}()
+			p.attempts(jobCtx, &j, slot, at, announced)
+		}(j)
 	}
 }
 
@@ -239,6 +255,9 @@ func next(intake context.Context, items <-chan input.Item) (item input.Item, ok,
 // function, called once every job has ended, hands on what is left and
 // closes the events.
 func (p *Pool) startDelivery() func() {
+	if p.DryRun && !p.KeepOrder {
+		return p.dryDelivery()
+	}
 	if !p.KeepOrder {
 		p.deliver = func(t ticketed) {
 			p.events <- Event{Kind: Finished, Result: t.r}

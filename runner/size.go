@@ -47,9 +47,11 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 	k := len(sites) + len(all)
 	return base, func(a string, first bool) int {
 		c := sep(first, k)
-		one := input.Item{Args: []string{a}}
-		for _, w := range sites {
-			c += len(renderParts(nil, w, &one, 0, 0, true))
+		if len(sites) > 0 { // an item made only where there are context words
+			one := input.Item{Args: []string{a}}
+			for _, w := range sites {
+				c += len(renderParts(nil, w, &one, 0, 0, true))
+			}
 		}
 		for _, t := range all {
 			c += quotedLenIn(t.apply(a), t)

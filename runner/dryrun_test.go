@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fan-run/fan/input"
+)
+
+// TestDryRunBatches: a dry run hands its results on in input order, up to
+// DryBatch to an event, and fewer when they hold 64 KiB of input between
+// them (packed items can be whole command lines): every item yields its
+// result once.
+func TestDryRunBatches(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		n, size  int
+		maxBatch int
+	}{
+		{"small", 1000, 3, DryBatch},
+		{"large", 50, 40 << 10, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmpl := NewTemplate(TemplateOptions{Words: []string{"echo"}})
+			items := make(chan input.Item, c.n)
+			for i := 1; i <= c.n; i++ {
+				rec := strconv.Itoa(i) + strings.Repeat("x", c.size)
+				items <- input.Item{Seq: int64(i), Args: []string{rec}, Records: []string{rec}}
+			}
+			close(items)
+			s := NewStream(16)
+			p := &Pool{Jobs: 2, Template: tmpl, DryRun: true, Window: 100}
+			done := make(chan error, 1)
+			go func() { done <- p.Run(context.Background(), context.Background(), items, s) }()
+			next, largest := int64(1), 0
+			for ev := range s.Events {
+				if ev.Kind != Finished || ev.Batch == nil {
+					t.Fatalf("event %v (result %v): want Finished batches only", ev.Kind, ev.Result)
+				}
+				largest = max(largest, len(ev.Batch))
+				for _, r := range ev.Batch {
+					if r.Item.Seq != next || !r.DryRun {
+						t.Fatalf("result of item %d (dry run %v), want item %d's", r.Item.Seq, r.DryRun, next)
+					}
+					next++
+					s.Recycle(r)
+				}
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if next != int64(c.n)+1 {
+				t.Errorf("%d results, want %d", next-1, c.n)
+			}
+			if largest > c.maxBatch {
+				t.Errorf("a batch of %d results, want at most %d", largest, c.maxBatch)
+			}
+		})
+	}
+}
