@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/fan-run/fan/internal/pathmsg"
 	"github.com/fan-run/fan/remote"
 	"github.com/fan-run/fan/runner"
 )
@@ -169,10 +170,7 @@ func (c *Config) checkRemote() error {
 	for _, name := range r.Base {
 		f, err := os.Open(name)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
+			err = pathmsg.Bare(err)
 			return usageErrorf("--basefile: cannot read %q: %v (give a file that each host needs)", name, err)
 		}
 		f.Close()
@@ -211,10 +209,7 @@ func (r *remoteSpec) path(name string) string {
 func readLoginFile(path string) ([]remote.Login, []byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = pathmsg.Bare(err)
 		return nil, nil, fmt.Errorf("--sshloginfile: cannot read %q: %v (give a file of logins, one a line)", path, err)
 	}
 	ls, err := remote.ReadLoginFile(path, bytes.NewReader(b))

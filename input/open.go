@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fan-run/fan/internal/pathmsg"
 )
 
 // SourceSpec is one input source as the command line gives it: items
@@ -71,10 +73,7 @@ func OpenSources(specs []SourceSpec, delim []byte, stdin io.Reader) ([]Source, [
 func OpenFile(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = pathmsg.Bare(err)
 		return nil, fmt.Errorf("cannot read input file %q: %v (check the path given to -a or ::::)", path, err)
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {

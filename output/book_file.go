@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fan-run/fan/internal/pathmsg"
 )
 
 // recordMost is the longest record (a pipe-mode block in the failures
@@ -101,7 +103,7 @@ func (b *bookFile) Write(p []byte) (int, error) {
 }
 
 func (b *bookFile) failed(err error) error {
-	b.err = &BookError{What: b.what, Path: b.path, Err: bare(err)}
+	b.err = &BookError{What: b.what, Path: b.path, Err: pathmsg.Bare(err)}
 	return b.err
 }
 

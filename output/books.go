@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/fan-run/fan/internal/pathmsg"
 	"github.com/fan-run/fan/runner"
 )
 
@@ -110,7 +111,7 @@ func OpenBooks(c BooksConfig, stdin io.Reader, stdout *os.File) (*Books, error) 
 	} else if c.Joblog != "" {
 		j, err := OpenJoblog(c.Joblog, c.Resume || c.ResumeFailed || c.JoblogAppend)
 		if err != nil {
-			return nil, fmt.Errorf("--joblog: cannot write %q: %v (check the path)", c.Joblog, bare(err))
+			return nil, fmt.Errorf("--joblog: cannot write %q: %v (check the path)", c.Joblog, pathmsg.Bare(err))
 		}
 		b.Joblog = j
 	}
@@ -118,7 +119,7 @@ func OpenBooks(c BooksConfig, stdin io.Reader, stdout *os.File) (*Books, error) 
 		f, err := CreateFailures(c.Failures, c.Delim, c.PerJob)
 		if err != nil {
 			b.Close(false)
-			return nil, fmt.Errorf("--failures: cannot write %q: %v (check the path)", c.Failures, bare(err))
+			return nil, fmt.Errorf("--failures: cannot write %q: %v (check the path)", c.Failures, pathmsg.Bare(err))
 		}
 		f.order.hold.Dir = c.TmpDir
 		b.Failures = f
@@ -127,7 +128,7 @@ func OpenBooks(c BooksConfig, stdin io.Reader, stdout *os.File) (*Books, error) 
 		t, err := OpenResultsTable(c.Results, stdout)
 		if err != nil {
 			b.Close(false)
-			return nil, fmt.Errorf("--results: cannot write %q: %v (check the path)", c.Results, bare(err))
+			return nil, fmt.Errorf("--results: cannot write %q: %v (check the path)", c.Results, pathmsg.Bare(err))
 		}
 		t.Tag, t.Colsep, t.FromArgs = c.Tag, c.Colsep, c.FromArgs
 		b.Table = t

@@ -1,11 +1,12 @@
 package output
 
 import (
-	"errors"
 	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fan-run/fan/internal/pathmsg"
 )
 
 // UsableDir says why fan cannot make files in the directory dir, or
@@ -15,11 +16,11 @@ func UsableDir(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return bare(err)
+		return pathmsg.Bare(err)
 	case !st.IsDir():
 		return syscall.ENOTDIR
 	}
-	return bare(unix.Access(dir, unix.W_OK|unix.X_OK))
+	return pathmsg.Bare(unix.Access(dir, unix.W_OK|unix.X_OK))
 }
 
 // MakeResultsDir makes the directory of --results DIR before any job runs,
@@ -28,16 +29,7 @@ func UsableDir(dir string) error {
 // here too, not job by job. The error is bare, as UsableDir's.
 func MakeResultsDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return bare(err)
+		return pathmsg.Bare(err)
 	}
 	return UsableDir(dir)
-}
-
-// bare is err without the path an *os.PathError adds.
-func bare(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

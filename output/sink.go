@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/internal/pathmsg"
 	"github.com/fan-run/fan/runner"
 )
 
@@ -549,10 +550,7 @@ func (s *Sink) writeEnding(dst *os.File, fn func(io.Writer) (bool, error)) {
 		s.Meter.Wrote(dst, endsLine)
 	}
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // "write /dev/stdout" says nothing the message does not
-		}
+		err = pathmsg.Bare(err)
 		s.fail(fmt.Errorf("cannot write to %s: %w", name(dst, s), err))
 	}
 }

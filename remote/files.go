@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fan-run/fan/internal/pathmsg"
 	"github.com/fan-run/fan/runner"
 )
 
@@ -67,10 +68,7 @@ func (h *Host) send(ctx context.Context, fs *files) error {
 	for _, name := range fs.f.Transfer {
 		f, err := os.Open(name)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
+			err = pathmsg.Bare(err)
 			return &runner.StartError{Name: fs.what(), Status: 1, Reason: fmt.Sprintf("cannot read %q: %v", name, err)}
 		}
 		remote := onHost(name)

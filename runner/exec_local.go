@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/fan-run/fan/internal/pathmsg"
 )
 
 // Local is the Executor that runs jobs on this machine: each attempt is
@@ -122,10 +124,7 @@ func (p *localProc) Wait(stop, kill context.Context, seq TermSeq) (Exit, error) 
 func (l *Local) spawnIn(c *Command, a *Attempt, stdio []uintptr) (*proc, error) {
 	if c.Dir != "" {
 		if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the message names the directory already
-			}
+			err = pathmsg.Bare(err)
 			return nil, &StartError{Name: c.Dir, Status: 126, Reason: fmt.Sprintf("cannot be the job's working directory: %v", err)}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fan-run/fan/internal/pathmsg"
 )
 
 // ProcFile is a job count kept in a file that may change while fan runs
@@ -67,7 +69,7 @@ func (p *ProcFile) Read() (limit int, why string) {
 	}
 	switch {
 	case err != nil:
-		p.problem(fmt.Sprintf("fan: -j %s: %v (keeping -j %d meanwhile)", p.path, unwrapPath(err), p.limit))
+		p.problem(fmt.Sprintf("fan: -j %s: %v (keeping -j %d meanwhile)", p.path, pathmsg.Bare(err), p.limit))
 	case len(bytes.TrimSpace(b)) == 0:
 		// A writer between truncating and writing: keep the last count,
 		// and say so only if the file stays empty.
@@ -95,13 +97,4 @@ func (p *ProcFile) problem(msg string) {
 		p.warn(msg)
 	}
 	p.warned = true
-}
-
-// unwrapPath is an error without the *PathError's operation and path,
-// which the message names already.
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
