@@ -210,10 +210,11 @@ func run(c *Config) outcome {
 		}
 	}
 	drain := newDrain(c, pool, notify, st)
-	stopSignals := watchSignals(drain)
-	defer stopSignals()
-	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream)()
-	defer watchStops(pool)()
+	var caught sync.WaitGroup // the signals, caught while the run sets up
+	pool.Ready = caught.Wait
+	defer watchSignals(drain, &caught)()
+	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream, &caught)()
+	defer watchStops(pool, &caught)()
 
 	readErr := make(chan error, 1)
 	go func() {

@@ -57,6 +57,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		p.discard(r)
 		return r
 	}
+	if p.Ready != nil {
+		p.Ready()
+	}
 	// After its --delay, the job is announced (-t) and timed from here.
 	if p.Announce && !announced {
 		p.announce(r.Command)

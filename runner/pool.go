@@ -94,6 +94,10 @@ type Pool struct {
 	// Kill, when set and ended, cuts every termination sequence short:
 	// jobs being terminated are killed with SIGKILL at once.
 	Kill context.Context
+	// Ready, when set, is called before each attempt starts, and returns
+	// once jobs may start (fan's signal handling is set up meanwhile, off
+	// the path to the first job).
+	Ready func()
 	// Skip, when set, tells which jobs an earlier run did (--resume); they
 	// yield a Skipped result and do not run.
 	Skip func(seq int64) bool
