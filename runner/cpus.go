@@ -79,12 +79,20 @@ func ceilRatio(quota, period string) int {
 // where the controllers' files are then read.
 type cgroups struct {
 	fsys      fs.FS
-	mountinfo []string // the lines of /proc/self/mountinfo
+	mountinfo []string // the lines of /proc/self/mountinfo of cgroup file systems
 	self      []string // the lines of /proc/self/cgroup
 }
 
 func readCgroups(fsys fs.FS) *cgroups {
-	return &cgroups{fsys: fsys, mountinfo: readLines(fsys, "proc/self/mountinfo"), self: readLines(fsys, "proc/self/cgroup")}
+	g := &cgroups{fsys: fsys, self: readLines(fsys, "proc/self/cgroup")}
+	for _, line := range readLines(fsys, "proc/self/mountinfo") {
+		// "... - fstype ...": only the separator has blanks around it
+		// (mountinfo writes a blank in a path as \040).
+		if _, fstype, _ := strings.Cut(line, " - "); strings.HasPrefix(fstype, "cgroup") {
+			g.mountinfo = append(g.mountinfo, line)
+		}
+	}
+	return g
 }
 
 // hostCgroups are this machine's cgroups, read the first time they are
