@@ -32,6 +32,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
+	if p.Ready != nil {
+		p.Ready()
+	}
 	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.DryRun {
 		r.DryRun = true
@@ -56,9 +59,6 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		r.Status, r.NotStarted = -1, true
 		p.discard(r)
 		return r
-	}
-	if p.Ready != nil {
-		p.Ready()
 	}
 	// After its --delay, the job is announced (-t) and timed from here.
 	if p.Announce && !announced {
