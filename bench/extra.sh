@@ -23,7 +23,9 @@
 #            alone); J1000-floor-shm: spool files on tmpfs (TMPDIR=/dev/shm)
 #   W5       fan --version vs /bin/true (the floor), xargs --version and an
 #            empty static Go binary linking cobra, progressbar/v3, go-isatty
-#            and x/term (bench/emptygo); echo x | fan echo vs xargs echo
+#            and x/term (bench/emptygo); echo x | fan echo vs xargs echo, and
+#            vs the Go floor for one job (bench/emptygo/onejob: the same
+#            packages, one command run through os/exec), itself vs xargs
 #   W1go     fan -n0 /bin/true vs Go's os/exec loop (shared golimit), paired
 #   W3hold   peak spool bytes of 8 x W3_BYTES at -j2 into a reader stalled
 #            for 3 s, every W3 mode, fan and GNU parallel
@@ -230,6 +232,15 @@ w5() {
 		log "W5-version-emptygo: cannot build bench/emptygo"
 	fi
 	pair "W5-onejob" "$RUNS_SHORT" "$(echo x | "$FAN" echo)" "echo x | $FAN echo" "echo x | xargs echo"
+	# the Go floor for one job: emptygo's packages, the item read and one
+	# command run through os/exec, output straight to stdout
+	local o="$RESULTS/emptygo-onejob"
+	if (cd "$HERE/emptygo" && CGO_ENABLED=0 go build -ldflags="-s -w" -o "$o" ./onejob) 2>/dev/null; then
+		pair "W5-onejob-gofloor" "$RUNS_SHORT" "$(echo x | "$o" echo)" "echo x | $o echo" "echo x | xargs echo"
+		pair "W5-onejob-emptygo" "$RUNS_SHORT" "-" "echo x | $FAN echo" "echo x | $o echo"
+	else
+		log "W5-onejob-gofloor: cannot build bench/emptygo/onejob"
+	fi
 }
 
 # the output hold: 8 x W3_BYTES at -j2 into a reader that takes nothing for

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -98,14 +99,16 @@ func writeBashCompletion(c *cobra.Command, w io.Writer) error {
 	script := b.String()
 	name := c.Name()
 	script = strings.ReplaceAll(script, `_get_comp_words_by_ref "$@" cur prev words cword`, "__"+name+"_comp_words \"$@\"")
-	script = bashFiledir.ReplaceAllString(script, "${1}__"+name+"_filedir")
+	script = bashFiledir().ReplaceAllString(script, "${1}__"+name+"_filedir")
 	header, rest, _ := strings.Cut(script, "\n")
 	_, err := io.WriteString(w, header+"\n"+strings.ReplaceAll(bashStandIns, "__fan_", "__"+name+"_")+rest)
 	return err
 }
 
 // bashFiledir finds the calls of _filedir in cobra's script.
-var bashFiledir = regexp.MustCompile(`(^|[^\w])_filedir\b`)
+// It is compiled when first used, as cmd's other expressions are: every
+// regular expression compiled at start-up delays every run.
+var bashFiledir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^\w])_filedir\b`) })
 
 // bashStandIns are the functions writeBashCompletion puts in cobra's
 // script in place of bash-completion's.

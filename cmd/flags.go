@@ -22,7 +22,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 	addSemaphoreFlags(f, o)
 	f.BoolP("help", "h", false, "show this help")
 	f.Bool("version", false, "print fan's version")
-	f.SetNormalizeFunc(spelling) // last: it looks at every flag's name
+	f.SetNormalizeFunc(spellingOver(f)) // last: it looks at every flag's name
 }
 
 // addInputFlags: where items come from and how they are split and batched.

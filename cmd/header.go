@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fan-run/fan/input"
 )
@@ -18,7 +19,7 @@ import (
 
 // headerTab is what splits a header, and the items, with --header and no
 // --colsep, as in GNU parallel.
-var headerTab = regexp.MustCompile("\t")
+var headerTab = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\t") })
 
 // checkHeader derives what argument mode's --header changes before any
 // input is read: the column separator, and the names of --header 0.
@@ -31,7 +32,7 @@ func (c *Config) checkHeader() error {
 		return usageErrorf("--header does not go with --xargs (xargs has no header line; drop one of them)")
 	}
 	if c.colsep == nil {
-		c.colsep = headerTab
+		c.colsep = headerTab()
 	}
 	if h == "0" {
 		c.names = map[string]int{}

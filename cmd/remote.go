@@ -361,11 +361,11 @@ func (c *Config) checkEnv() error {
 		switch {
 		case n == "_":
 			return usageErrorf("--env _: copying every variable that ~/.parallel/ignored_vars does not list is not supported (name the variables: --env A --env B)")
-		case !envName.MatchString(n):
+		case !envName().MatchString(n):
 			return usageErrorf("--env: %q is not a variable name (give one name, e.g. --env PATH)", n)
 		}
 	}
 	return nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })

@@ -82,6 +82,10 @@ func run(c *Config) outcome {
 		// what is being typed.
 		term.Progress, term.Auto = output.ProgressNone, false
 	}
+	spool := newSpool(c) // its first files are made while the run sets up
+	if spool != nil {
+		defer spool.Close()
+	}
 	env := runner.BaseEnv(c.Env, c.Output.TmpDir)
 	lim := runner.NewArgLimits(env, c.Runner.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%
@@ -140,12 +144,16 @@ func run(c *Config) outcome {
 		watch = &runner.XargsStop{Stop: st.stopIntake}
 		pool.Finished = watch.Finished
 	}
-	sink, closeSink, err := newSink(c, pool, books, st)
+	sink, err := newSink(c, pool, books, st, spool)
+	if err == nil && spool != nil {
+		if err = spool.Ready(); err != nil {
+			err = usageErrorf("cannot make temporary files for job output: %v (set --tmpdir or TMPDIR to a writable directory)", err)
+		}
+	}
 	if err != nil {
 		books.Close(false)
 		return failed(err)
 	}
-	defer closeSink()
 	sink.Meter = term.Meter(stderr, &counted, c.jobs)
 	sink.Color = term.Palette
 	// -k, or one job at a time: the next job's stdout straight to fan's.
@@ -204,10 +212,11 @@ func run(c *Config) outcome {
 		}
 	}
 	drain := newDrain(c, pool, notify, st)
-	stopSignals := watchSignals(drain)
-	defer stopSignals()
-	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream)()
-	defer watchStops(pool)()
+	var caught sync.WaitGroup // the signals, caught while the run sets up
+	pool.Ready = caught.Wait
+	defer watchSignals(drain, &caught)()
+	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream, &caught)()
+	defer watchStops(pool, &caught)()
 
 	readErr := make(chan error, 1)
 	go func() {
@@ -365,11 +374,25 @@ func eventQueue(c *Config) int {
 	return min(max(c.jobs, 16), maxQueue)
 }
 
-// newSink builds the output stage and the spool files it shares with the
-// pool. A write error of fan's own stops the run. The returned function
-// closes the spool. It fails when no temporary file can be made, before
-// any job starts, rather than failing every job.
-func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*output.Sink, func(), error) {
+// newSpool makes the spool of grouped output (nil for --ungroup), and
+// starts making the files of the first job: run checks that it could
+// (Spool.Ready) before any job starts.
+func newSpool(c *Config) *output.Spool {
+	if c.Output.Ungroup {
+		return nil
+	}
+	keep := 2*c.jobs + 8
+	if c.lineBuffer {
+		keep = 0 // the sink reads a job's files after the pool gives them back
+	}
+	spool := output.NewSpool(c.Output.TmpDir, keep)
+	spool.Warm(2)
+	return spool
+}
+
+// newSink builds the output stage over the spool files it shares with the
+// pool (nil: none). A write error of fan's own stops the run.
+func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops, spool *output.Spool) (*output.Sink, error) {
 	var writeErr sync.Once
 	o := &c.Output
 	sink := &output.Sink{
@@ -391,20 +414,8 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 	if o.Files {
 		sink.Files = &output.OutputFiles{Dir: c.tmpDir()}
 	}
-	closeSpool := func() {}
-	if !o.Ungroup {
-		keep := 2*c.jobs + 8
-		if c.lineBuffer {
-			keep = 0 // the sink reads a job's files after the pool gives them back
-		}
-		spool := output.NewSpool(o.TmpDir, keep)
-		f, err := spool.Get()
-		if err != nil {
-			return nil, nil, usageErrorf("cannot make temporary files for job output: %v (set --tmpdir or TMPDIR to a writable directory)", err)
-		}
-		spool.Put(f)
+	if spool != nil {
 		pool.Spool, sink.Spool = spool, spool
-		closeSpool = spool.Close
 	}
 	switch name := runner.NewText(o.Results, c.syntax()); {
 	case o.Results == "":
@@ -420,8 +431,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 		sink.Results = &output.Results{Name: name}
 	default:
 		if err := output.MakeResultsDir(o.Results); err != nil {
-			closeSpool()
-			return nil, nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
+			return nil, usageErrorf("--results: cannot use directory %q: %v (give a directory fan can write in)", o.Results, err)
 		}
 		sink.Results = &output.Results{Dir: o.Results, Sources: len(c.sources), Colsep: c.colsep, Names: c.columns}
 		if c.records != nil && !c.Input.Pipe.Tee {
@@ -432,7 +442,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops) (*out
 			sink.Results = &output.Results{Name: runner.NewText(filepath.Join(o.Results, "{#}")+"/", c.syntax())}
 		}
 	}
-	return sink, closeSpool, nil
+	return sink, nil
 }
 
 // tmpDir is where fan's own temporary files go: --tmpdir, else $TMPDIR,

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -126,11 +127,11 @@ func ttyName(stdin any) string {
 	return "notty"
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+var unsafeChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]`) })
 
 // safeName makes an id a file name: "/dev/pts/3" is "_dev_pts_3".
 func safeName(id string) string {
-	id = unsafeChars.ReplaceAllString(id, "_")
+	id = unsafeChars().ReplaceAllString(id, "_")
 	if id == "" || id == "." || id == ".." {
 		id = "_" + id
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -201,19 +202,28 @@ func jobs(n int) string {
 // function is called. It also turns SIGPIPE into EPIPE on write, so that a
 // closed stdout ends the run cleanly instead of killing fan (and orphaning
 // its jobs).
-func watchSignals(d *drain) (stop func()) {
+//
+// Each signal caught costs a round trip to the Go runtime's signal thread,
+// and as many again to give it back: the watching goroutine catches them
+// while the run goes on setting up, and marks them done in caught, which
+// no job may start before (Pool.Ready: a signal not caught would kill fan
+// and leave its jobs running). They stay caught after the watch stops,
+// until fan exits: nothing after a run needs them back, and a signal that
+// comes then is ignored rather than killing fan before its summary. The
+// other watchers (watchStatus, watchStops) do the same.
+func watchSignals(d *drain, caught *sync.WaitGroup) (stop func()) {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
 	done := make(chan struct{})
 	finished := make(chan struct{})
+	caught.Add(1)
 	go func() {
 		defer close(finished)
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // before any write
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		caught.Done()
 		d.loop(sigs, done)
 	}()
 	return func() {
-		signal.Stop(sigs) // SIGPIPE stays caught: the summary may yet meet a closed stderr
 		close(done)
 		<-finished
 	}

@@ -27,6 +27,20 @@ var spellings = map[string]string{
 	"roundrobin": "round-robin", "round": "round-robin", "regex": "regexp",
 }
 
+// spellingOver is spelling for the flag set f as it is now, quicker for
+// the names of its flags: setting it normalises every flag's name, and
+// spelling goes through every flag for each.
+func spellingOver(f *pflag.FlagSet) func(*pflag.FlagSet, string) pflag.NormalizedName {
+	names := map[string]bool{}
+	f.VisitAll(func(fl *pflag.Flag) { names[fl.Name] = true })
+	return func(f *pflag.FlagSet, name string) pflag.NormalizedName {
+		if _, other := spellings[name]; names[name] && !other {
+			return pflag.NormalizedName(name)
+		}
+		return spelling(f, name)
+	}
+}
+
 // spelling is the flag set's normalising function: it takes GNU
 // parallel's other names for a flag (spellings) and, as GNU getopt_long
 // and Perl's Getopt::Long do for xargs and parallel, any unambiguous

@@ -3,6 +3,7 @@ package cmd
 import (
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/fan-run/fan/output"
@@ -67,20 +68,20 @@ func (s *status) step(by int, why string) {
 }
 
 // watchStatus handles SIGUSR1 (and SIGUSR2 under --xargs) until the
-// returned function is called.
-func watchStatus(c *Config, s *status, stream *runner.Stream) (stop func()) {
+// returned function is called. It catches them off the path to the first
+// job, marking them done in caught, as watchSignals does.
+func watchStatus(c *Config, s *status, stream *runner.Stream, caught *sync.WaitGroup) (stop func()) {
 	sigs := make(chan os.Signal, 4)
 	done, finished := make(chan struct{}), make(chan struct{})
+	caught.Add(1)
 	go func() {
 		defer close(finished)
-		// Here, off the path to the first job, as watchStops does: each
-		// signal caught costs a round trip to the runtime's signal
-		// thread. (A SIGUSR1 before this ends fan as it always did.)
 		if c.Xargs {
 			signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
 		} else {
 			signal.Notify(sigs, syscall.SIGUSR1)
 		}
+		caught.Done()
 		for {
 			select {
 			case <-done:
@@ -100,7 +101,6 @@ func watchStatus(c *Config, s *status, stream *runner.Stream) (stop func()) {
 	}()
 	return func() {
 		close(done)
-		<-finished
-		signal.Stop(sigs) // after the goroutine, which may only now have asked for them
+		<-finished // the signals stay caught, as watchSignals's do
 	}
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -23,7 +24,7 @@ type suspender interface {
 // fan stops itself with SIGSTOP: once Go's runtime has caught SIGTSTP it
 // keeps its handler even after signal.Reset, and that handler ignores the
 // signal. Some shells therefore report fan as stopped by a signal.
-func watchStops(jobs suspender) (stop func()) {
+func watchStops(jobs suspender, caught *sync.WaitGroup) (stop func()) {
 	if signal.Ignored(syscall.SIGTSTP) {
 		return func() {}
 	}
@@ -31,13 +32,14 @@ func watchStops(jobs suspender) (stop func()) {
 	cont := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	finished := make(chan struct{})
+	caught.Add(1)
 	go func() {
 		defer close(finished)
-		// Here, off the path to the first job: each signal enabled costs a
-		// round trip to the runtime's signal thread. A Ctrl-Z before this
-		// stops fan alone, as it did before jobs could be stopped.
+		// Off the path to the first job, as watchSignals catches its
+		// signals.
 		signal.Notify(tstp, syscall.SIGTSTP)
 		signal.Notify(cont, syscall.SIGCONT)
+		caught.Done()
 		for {
 			select {
 			case <-done:
@@ -65,8 +67,6 @@ func watchStops(jobs suspender) (stop func()) {
 	}()
 	return func() {
 		close(done)
-		<-finished
-		signal.Stop(tstp)
-		signal.Stop(cont)
+		<-finished // the signals stay caught, as watchSignals's do
 	}
 }

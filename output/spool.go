@@ -25,6 +25,9 @@ type Spool struct {
 
 	mu   sync.Mutex
 	free []*os.File
+
+	warm    chan struct{} // closed when Warm's files are made
+	warmErr error         // what stopped Warm, read after warm is closed
 }
 
 // NewSpool returns a Spool creating its files in dir ("" means $TMPDIR or
@@ -46,8 +49,41 @@ func NewSpool(dir string, keep int) *Spool {
 // 1420 us at -j 1000 (BENCHMARKS.md), with two at a time as with eight.
 const spoolCreators = 8
 
+// Warm makes n files in the background, for the first Gets: making a file
+// can take a millisecond where the directory's file system is busy, and a
+// run has other things to set up meanwhile. Ready waits for them. It is
+// called at most once, before any Get.
+func (s *Spool) Warm(n int) {
+	s.warm = make(chan struct{})
+	go func() {
+		defer close(s.warm)
+		for range n {
+			f, err := s.create()
+			if err != nil {
+				s.warmErr = err
+				return
+			}
+			s.mu.Lock()
+			s.free = append(s.free, f) // whatever keep says: the first job takes them
+			s.mu.Unlock()
+		}
+	}()
+}
+
+// Ready waits for Warm's files and returns the error that stopped it
+// making them, if any: a run that cannot make them fails before any job
+// starts rather than failing every job.
+func (s *Spool) Ready() error {
+	if s.warm == nil {
+		return nil
+	}
+	<-s.warm
+	return s.warmErr
+}
+
 // Get implements runner.Spool.
 func (s *Spool) Get() (*os.File, error) {
+	s.Ready() // the warm files first; a failure to make them is Ready's to report
 	s.mu.Lock()
 	if n := len(s.free); n > 0 {
 		f := s.free[n-1]
@@ -108,6 +144,7 @@ func (s *Spool) Dir() string { return s.dir }
 
 // Close closes every file kept for reuse.
 func (s *Spool) Close() {
+	s.Ready()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.free {

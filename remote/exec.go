@@ -111,7 +111,10 @@ const maxCommand = 128<<10 - 1
 // when the job has ended.
 const TempDir = "..."
 
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// varName matches a variable's name. It is compiled when first used, as
+// login.go's expressions are: a run without -S uses none, and every
+// regular expression compiled at start-up delays every run.
+var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // Start implements runner.Executor. It returns once the job runs on the
 // host (the wrapper has said so), which takes a round trip. A failure to
@@ -144,7 +147,7 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok:
-		case e.pass[name] && varName.MatchString(name):
+		case e.pass[name] && varName().MatchString(name):
 			j.env = append(j.env, kv)
 		case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%") && e.pass[name[len("BASH_FUNC_"):len(name)-2]]:
 			j.funcs = append(j.funcs, kv) // an exported bash function (export -f)

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Login is one host to run jobs on, as -S names it: GNU parallel's
@@ -144,12 +145,15 @@ func ReadLoginFile(name string, r io.Reader) ([]Login, error) {
 	return logins, nil
 }
 
-var (
-	slotsRe = regexp.MustCompile(`^(\d+)/`)
-	hostRe  = regexp.MustCompile(`(?i)^[-a-z0-9._]+`)
-	ipv6Re  = regexp.MustCompile(`(?i)^(?:\[([0-9a-f:]+)\]|([0-9a-f:]+))`)
-	portRe  = regexp.MustCompile(`^(?:[:p.#])(\w+)`)
-)
+// loginRes are the parts of a login ParseLogin reads, compiled when first
+// used.
+var loginRes = sync.OnceValue(func() (r struct{ slots, host, ipv6, port *regexp.Regexp }) {
+	r.slots = regexp.MustCompile(`^(\d+)/`)
+	r.host = regexp.MustCompile(`(?i)^[-a-z0-9._]+`)
+	r.ipv6 = regexp.MustCompile(`(?i)^(?:\[([0-9a-f:]+)\]|([0-9a-f:]+))`)
+	r.port = regexp.MustCompile(`^(?:[:p.#])(\w+)`)
+	return r
+})
 
 // ParseLogin reads one login: [N/][sshcommand ][user@]host[:port], or
 // [N/]: for this machine, as GNU parallel reads it; an IPv6 address is
@@ -157,6 +161,7 @@ var (
 // passwords (user:password@) are refused, as are host names that start
 // with "-". The error is a *LoginError with Where "-S".
 func ParseLogin(s string) (Login, error) {
+	re := loginRes()
 	orig := s
 	bad := func(format string, a ...any) (Login, error) {
 		return Login{}, &LoginError{Where: "-S", Login: orig, Reason: fmt.Sprintf(format, a...)}
@@ -169,7 +174,7 @@ func ParseLogin(s string) (Login, error) {
 	if strings.HasPrefix(s, "@") {
 		return bad("host groups (@group/) are not supported")
 	}
-	if m := slotsRe.FindStringSubmatch(s); m != nil {
+	if m := re.slots.FindStringSubmatch(s); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err != nil || n < 1 {
 			return bad("%s job slots: give at least 1 (4/host), or leave N/ out to use the host's CPU count", m[1])
@@ -201,9 +206,9 @@ func ParseLogin(s string) (Login, error) {
 		}
 	}
 	if strings.Count(s, ":") < 2 {
-		l.Host = hostRe.FindString(s)
+		l.Host = re.host.FindString(s)
 		s = s[len(l.Host):]
-	} else if m := ipv6Re.FindStringSubmatch(s); m != nil {
+	} else if m := re.ipv6.FindStringSubmatch(s); m != nil {
 		l.Host = m[1] + m[2]
 		s = s[len(m[0]):]
 	}
@@ -216,7 +221,7 @@ func ParseLogin(s string) (Login, error) {
 	if strings.HasPrefix(l.Host, "-") {
 		return bad("a host name cannot start with -")
 	}
-	if m := portRe.FindStringSubmatch(s); m != nil {
+	if m := re.port.FindStringSubmatch(s); m != nil {
 		p, err := strconv.Atoi(m[1])
 		if err != nil || p < 1 || p > 65535 {
 			return bad("port %q is not a port number (1-65535)", m[1])

@@ -32,7 +32,7 @@ func processRoom(jobs, perJob int) (room int, limit string, ok bool) {
 	if r, n, low := userRoom(jobs, perJob); low {
 		room, limit, ok = r, fmt.Sprintf("the process limit (ulimit -u %d, with the user's other processes)", n), true
 	}
-	if r, n, low := cgroupRoom(os.DirFS("/"), jobs, perJob); low && (!ok || r < room) {
+	if r, n, low := cgroupRoom(hostCgroups(), jobs, perJob); low && (!ok || r < room) {
 		room, limit, ok = r, fmt.Sprintf("the task limit of fan's cgroup (pids.max %d, with its other tasks)", n), true
 	}
 	return room, limit, ok
@@ -40,13 +40,13 @@ func processRoom(jobs, perJob int) (room int, limit string, ok bool) {
 
 // cgroupRoom is how many more tasks fan's cgroup and its ancestors let
 // start (pids.max less pids.current, the least of them, less
-// threadReserve), over a file system holding /proc and /sys, and that
-// cgroup's limit. It is unlimited (ok false) without a limit, or when the
-// room is far above what jobs could need.
-func cgroupRoom(fsys fs.FS, jobs, perJob int) (room, limit int, ok bool) {
-	for _, dir := range cgroupDirs(fsys, "pids") {
-		most, err1 := readCount(fsys, path.Join(dir, "pids.max")) // "max" is none
-		now, err2 := readCount(fsys, path.Join(dir, "pids.current"))
+// threadReserve), under the cgroups g, and that cgroup's limit. It is
+// unlimited (ok false) without a limit, or when the room is far above
+// what jobs could need.
+func cgroupRoom(g *cgroups, jobs, perJob int) (room, limit int, ok bool) {
+	for _, dir := range g.dirs("pids") {
+		most, err1 := readCount(g.fsys, path.Join(dir, "pids.max")) // "max" is none
+		now, err2 := readCount(g.fsys, path.Join(dir, "pids.current"))
 		if err1 != nil || err2 != nil {
 			continue
 		}

@@ -122,7 +122,7 @@ func TestCgroupRoom(t *testing.T) {
 			"sys/fs/cgroup/pids/box/pids.current": "40\n",
 		}, 4, -threadReserve, 40, true},
 	} {
-		room, limit, low := cgroupRoom(mapFS(c.files), c.jobs, tasksPerJob)
+		room, limit, low := cgroupRoom(readCgroups(mapFS(c.files)), c.jobs, tasksPerJob)
 		if room != c.room || limit != c.limit || low != c.low {
 			t.Errorf("%s: room %d, limit %d, low %v; want %d, %d, %v", c.name, room, limit, low, c.room, c.limit, c.low)
 		}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,10 +18,11 @@ import (
 // v2 cpu.max, v1 cpu.cfs_quota_us over cpu.cfs_period_us; the smallest
 // wins, rounded up), at least 1. A container limited to 1 CPU gets 1 on a
 // 64-core host. Go's own cgroup-aware GOMAXPROCS is not used: it never
-// goes below 2.
-func CPUs() int {
-	return cpusIn(os.DirFS("/"), affinityCPUs())
-}
+// goes below 2. It is counted once, the first time it is asked for (-j's
+// default, --load, -j auto and remote runs all ask).
+func CPUs() int { return hostCPUs() }
+
+var hostCPUs = sync.OnceValue(func() int { return cpusIn(hostCgroups(), affinityCPUs()) })
 
 // affinityCPUs is the number of CPUs in fan's affinity mask.
 func affinityCPUs() int {
@@ -31,12 +33,12 @@ func affinityCPUs() int {
 	return max(1, set.Count())
 }
 
-// cpusIn is CPUs over a file system holding /proc and /sys (a fake one in
-// tests), given the affinity mask's count.
-func cpusIn(fsys fs.FS, affinity int) int {
+// cpusIn is CPUs under the cgroups g (a fake file system's in tests),
+// given the affinity mask's count.
+func cpusIn(g *cgroups, affinity int) int {
 	n := affinity
-	for _, dir := range cgroupDirs(fsys, "cpu") {
-		if q := quotaIn(fsys, dir); q > 0 && q < n {
+	for _, dir := range g.dirs("cpu") {
+		if q := quotaIn(g.fsys, dir); q > 0 && q < n {
 			n = q
 		}
 	}
@@ -72,14 +74,40 @@ func ceilRatio(quota, period string) int {
 	return int(math.Ceil(q / p))
 }
 
-// cgroupDirs lists the directories of fan's cgroup and its ancestors, as
-// paths in fsys, where the controller's files are: for cgroup v2, and for
-// v1's hierarchy of the controller, from /proc/self/cgroup placed under the
+// cgroups is what /proc/self/mountinfo and /proc/self/cgroup say of fan's
+// cgroups, read once from fsys, a file system holding /proc and /sys,
+// where the controllers' files are then read.
+type cgroups struct {
+	fsys      fs.FS
+	mountinfo []string // the lines of /proc/self/mountinfo of cgroup file systems
+	self      []string // the lines of /proc/self/cgroup
+}
+
+func readCgroups(fsys fs.FS) *cgroups {
+	g := &cgroups{fsys: fsys, self: readLines(fsys, "proc/self/cgroup")}
+	for _, line := range readLines(fsys, "proc/self/mountinfo") {
+		// "... - fstype ...": only the separator has blanks around it
+		// (mountinfo writes a blank in a path as \040).
+		if _, fstype, _ := strings.Cut(line, " - "); strings.HasPrefix(fstype, "cgroup") {
+			g.mountinfo = append(g.mountinfo, line)
+		}
+	}
+	return g
+}
+
+// hostCgroups are this machine's cgroups, read the first time they are
+// needed: the CPU count and the task limit both look, and a run does not
+// move fan to another cgroup.
+var hostCgroups = sync.OnceValue(func() *cgroups { return readCgroups(os.DirFS("/")) })
+
+// dirs lists the directories of fan's cgroup and its ancestors, as paths
+// in g.fsys, where the controller's files are: for cgroup v2, and for v1's
+// hierarchy of the controller, from /proc/self/cgroup placed under the
 // mount points /proc/self/mountinfo gives. Own cgroup first.
-func cgroupDirs(fsys fs.FS, controller string) []string {
-	mounts := cgroupMounts(fsys, controller)
+func (g *cgroups) dirs(controller string) []string {
+	mounts := g.mounts(controller)
 	var dirs []string
-	for _, line := range readLines(fsys, "proc/self/cgroup") {
+	for _, line := range g.self {
 		// "0::/path" (v2) or "4:cpu,cpuacct:/path" (v1).
 		f := strings.SplitN(line, ":", 3)
 		if len(f) != 3 {
@@ -114,11 +142,11 @@ func cgroupDirs(fsys fs.FS, controller string) []string {
 // cgroup path that appears there.
 type cgroupMount struct{ point, root string }
 
-// cgroupMounts finds the v2 mount ("cgroup2") and the v1 mount of the
+// mounts finds the v2 mount ("cgroup2") and the v1 mount of the
 // controller (under its name) in /proc/self/mountinfo.
-func cgroupMounts(fsys fs.FS, controller string) map[string]cgroupMount {
+func (g *cgroups) mounts(controller string) map[string]cgroupMount {
 	mounts := map[string]cgroupMount{}
-	for _, line := range readLines(fsys, "proc/self/mountinfo") {
+	for _, line := range g.mountinfo {
 		// id parent dev root point options... - fstype source superoptions
 		pre, post, ok := strings.Cut(line, " - ")
 		f, g := strings.Fields(pre), strings.Fields(post)

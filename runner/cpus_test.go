@@ -55,7 +55,7 @@ func TestCPUsFromCgroups(t *testing.T) {
 		for name, data := range c.files {
 			fsys[name] = &fstest.MapFile{Data: []byte(data)}
 		}
-		if got := cpusIn(fsys, c.affinity); got != c.want {
+		if got := cpusIn(readCgroups(fsys), c.affinity); got != c.want {
 			t.Errorf("%s: %d CPUs, want %d", c.name, got, c.want)
 		}
 	}

@@ -112,7 +112,7 @@ type memCgroup struct {
 }
 
 func (m *memCgroup) read(fsys fs.FS) (limit, usage int64, limited bool) {
-	m.once.Do(func() { m.dirs = cgroupDirs(fsys, "memory") })
+	m.once.Do(func() { m.dirs = readCgroups(fsys).dirs("memory") })
 	for _, dir := range m.dirs {
 		l, ok := readBytes(fsys, path.Join(dir, "memory.max"))
 		u, ok2 := readBytes(fsys, path.Join(dir, "memory.current"))

@@ -38,6 +38,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
+	if p.Ready != nil {
+		p.Ready()
+	}
 	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.WorkDir != nil {
 		r.Command.Dir = p.WorkDir.Render(item, slot.N)

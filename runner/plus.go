@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // GNU parallel's --plus replacement strings. Each is a transformation of
@@ -42,7 +43,11 @@ func extensionRun(n int) string {
 	return `\.(` + strings.TrimSuffix(strings.Repeat(`[^/.]*\.`, n), `\.`) + `)$`
 }
 
-var extRuns = [4]*regexp.Regexp{nil, regexp.MustCompile(extensionRun(1)), regexp.MustCompile(extensionRun(2)), regexp.MustCompile(extensionRun(3))}
+// extRuns are extensionRun(1..3), compiled when first used: most runs use
+// none, and every regular expression compiled at start-up delays every run.
+var extRuns = sync.OnceValue(func() [4]*regexp.Regexp {
+	return [4]*regexp.Regexp{nil, regexp.MustCompile(extensionRun(1)), regexp.MustCompile(extensionRun(2)), regexp.MustCompile(extensionRun(3))}
+})
 
 // extensions returns the last n extensions of v without their first dot
 // ({+..} of a.b.c is b.c), or "" when v has fewer.
@@ -56,7 +61,7 @@ func extensions(v string, n int) string {
 		}
 		return v[i+1:]
 	}
-	if m := extRuns[n].FindStringSubmatch(v); m != nil {
+	if m := extRuns()[n].FindStringSubmatch(v); m != nil {
 		return m[1]
 	}
 	return ""
@@ -65,7 +70,7 @@ func extensions(v string, n int) string {
 // trimExts removes the last n extensions of v ({..} of a.b.c is a), and
 // nothing when it has fewer.
 func trimExts(v string, n int) string {
-	if loc := extRuns[n].FindStringIndex(v); loc != nil {
+	if loc := extRuns()[n].FindStringIndex(v); loc != nil {
 		return v[:loc[0]]
 	}
 	return v

@@ -101,6 +101,11 @@ type Pool struct {
 	// Kill, when set and ended, cuts every termination sequence short:
 	// jobs being terminated are killed with SIGKILL at once.
 	Kill context.Context
+	// Ready, when set, is called before each attempt starts (or, in a dry
+	// run, is rendered), and returns once jobs may start: fan's signal
+	// handling is set up meanwhile, off the path to the first job, and a
+	// dry run's output must meet a closed stdout with SIGPIPE caught.
+	Ready func()
 	// Skip, when set, tells which jobs an earlier run did (--resume); they
 	// yield a Skipped result and do not run.
 	Skip func(seq int64) bool

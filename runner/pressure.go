@@ -31,7 +31,7 @@ func newPressureReader(fsys fs.FS) *PressureReader {
 	var own string
 	for _, line := range readLines(fsys, "proc/self/cgroup") {
 		if rest, ok := strings.CutPrefix(line, "0::"); ok {
-			if m, ok := cgroupMounts(fsys, "")["cgroup2"]; ok {
+			if m, ok := readCgroups(fsys).mounts("")["cgroup2"]; ok {
 				if rel, ok := strings.CutPrefix(rest, m.root); ok {
 					own = strings.TrimPrefix(path.Join(m.point, "/", rel), "/")
 				}

@@ -221,11 +221,16 @@ func (st *shellText) unplace(msg string) string {
 	return strings.ReplaceAll(msg, "\n", `\n`)
 }
 
-// shells are the programs whose -c script is shell text that fan quotes
-// values for, as it does for its own shell; by their basename.
-var shells = wordSet("sh bash dash zsh ksh")
-
-func isShell(word string) bool { return shells[word[strings.LastIndexByte(word, '/')+1:]] }
+// isShell reports whether word names, by its basename, a program whose -c
+// script is shell text that fan quotes values for, as it does for its own
+// shell.
+func isShell(word string) bool {
+	switch word[strings.LastIndexByte(word, '/')+1:] {
+	case "sh", "bash", "dash", "zsh", "ksh":
+		return true
+	}
+	return false
+}
 
 // runsScript reports whether the command words are a shell's -c with its
 // script: they are kept whole, as -q keeps them (SPEC: "sh -c").

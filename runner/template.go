@@ -84,26 +84,29 @@ func (t *Template) Err() error { return t.bad }
 // appear in its literal text (replacement values are quoted, never parsed).
 const shellChars = "|&;<>()$`\\\"'*?[]#~{}!\n"
 
-// shellWords are reserved words and builtins of sh, dash and bash: a
-// template whose program is one of these runs through the shell.
-var shellWords = wordSet(`! { } [[ ]] case do done elif else esac fi for function if in
-	select then time until while coproc . : [ alias bg bind break builtin caller cd command
-	compgen complete continue declare dirs disown echo enable eval exec exit export false fc fg
-	getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read
-	readarray readonly return set shift shopt source suspend test times trap true type typeset
-	ulimit umask unalias unset wait`)
-
-// twins are builtins whose external program behaves the same as long as no
-// argument starts with '-' or holds a backslash.
-var twins = wordSet("echo true false")
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
+// isShellWord reports whether w is a reserved word or builtin of sh, dash
+// or bash: a template whose program is one of these runs through the
+// shell. A switch rather than a set: it costs nothing at start-up.
+func isShellWord(w string) bool {
+	switch w {
+	case "!", "{", "}", "[[", "]]", "case", "do", "done", "elif", "else",
+		"esac", "fi", "for", "function", "if", "in", "select", "then", "time",
+		"until", "while", "coproc", ".", ":", "[", "alias", "bg", "bind",
+		"break", "builtin", "caller", "cd", "command", "compgen", "complete",
+		"continue", "declare", "dirs", "disown", "echo", "enable", "eval",
+		"exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help",
+		"history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd",
+		"printf", "pushd", "pwd", "read", "readarray", "readonly", "return",
+		"set", "shift", "shopt", "source", "suspend", "test", "times", "trap",
+		"true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait":
+		return true
 	}
-	return m
+	return false
 }
+
+// isTwin reports whether w is a builtin whose external program behaves the
+// same as long as no argument starts with '-' or holds a backslash.
+func isTwin(w string) bool { return w == "echo" || w == "true" || w == "false" }
 
 // NewTemplate parses a command template. When the template holds no shell
 // syntax and its program is not a shell builtin, jobs exec the program
@@ -161,8 +164,8 @@ func NewTemplate(o TemplateOptions) *Template {
 	if o.InDir || !strings.Contains(name, "/") && o.Functions[name] {
 		return t
 	}
-	if !strings.Contains(name, "/") && shellWords[name] {
-		if !twins[name] {
+	if !strings.Contains(name, "/") && isShellWord(name) {
+		if !isTwin(name) {
 			return t
 		}
 		t.twin = true
