@@ -413,3 +413,27 @@ func TestSilentHostDoesNotHangWait(t *testing.T) {
 	}
 	t.Logf("silent host: %v after %v", err, time.Since(begin))
 }
+
+// A job that writes to stderr at once (a shell's "not found") keeps what
+// it wrote: it is the job's stderr, not taken for what came before the
+// job started.
+func TestEarlyStderrIsTheJobs(t *testing.T) {
+	t.Parallel()
+	_, hs := hosts(t, 1, sshtest.Options{}, remote.Config{})
+	e := remote.NewExecutor(hs[0], nil)
+	var wg sync.WaitGroup
+	jobs := make([]job, 40)
+	for i := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			jobs[i] = run(t, e, shell(fmt.Sprintf("echo early %d >&2", i)), nil)
+		}()
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if want := fmt.Sprintf("early %d\n", i); j.err != nil || j.stderr != want {
+			t.Errorf("job %d: %v, stderr %q, want %q", i, j.err, j.stderr, want)
+		}
+	}
+}

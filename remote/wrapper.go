@@ -29,7 +29,9 @@ type job struct {
 //   - in argument mode, watches ssh's stdin, the job's lifeline: fan never
 //     writes to it, so its end means that fan, or the connection, is gone,
 //     and the job's group is terminated (TERM, then KILL after a second);
-//   - says on stderr that the job started and in which group;
+//   - has the job's own process say on stderr that it started and in
+//     which group, before it runs the command (so nothing the job writes
+//     comes before that line);
 //   - waits for the job, kills what is left in its group (sleep 1000 &),
 //     says on stderr how the job ended, and exits with its status.
 //
@@ -51,16 +53,19 @@ func (j *job) script() string {
 		name, value, _ := strings.Cut(kv, "=")
 		w(`export `, name, `=`, quote(value))
 	}
-	start := `printf '\037%s P %d\n' ` + j.nonce + ` "$1" >&2`
+	// The start line, with the group of the process that prints it; none
+	// (0) where the wrapper prints it for a job that could not start.
+	start := `printf '\037%s P %d\n' ` + j.nonce + ` "$$" >&2`
+	noStart := `printf '\037%s P 0\n' ` + j.nonce + ` >&2`
 	if j.dir != "" {
 		d := quote(j.dir)
 		// Its failure is the job's: reported after the start line, with
 		// mkdir's or cd's own message.
-		w(`if ! { mkdir -p -- `, d, ` && cd -- `, d, `; } 2>/dev/null; then set -- 0; `, start,
+		w(`if ! { mkdir -p -- `, d, ` && cd -- `, d, `; } 2>/dev/null; then `, noStart,
 			`; mkdir -p -- `, d, ` && cd -- `, d, `; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
 	}
 	if j.temp != "" {
-		w(`if ! { `, tempDir(j.temp), `; } 2>/dev/null; then set -- 0; `, start,
+		w(`if ! { `, tempDir(j.temp), `; } 2>/dev/null; then `, noStart,
 			`; echo "fan: cannot make a temporary directory in $HOME/.parallel/tmp" >&2; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
 	}
 	if len(j.funcs) > 0 {
@@ -74,7 +79,12 @@ func (j *job) script() string {
 	if !j.stdin {
 		in = `0</dev/null`
 	}
-	w(`"$@" `, quote(j.shell), ` -c `, quote(j.line), ` `, in, ` 3<&- &`)
+	// The job's own process says that it started, before it runs the
+	// command: a command that writes to stderr at once (a shell's "not
+	// found") would otherwise race the wrapper's start line and be taken
+	// for what came before it. $$ is the job's process group: setsid,
+	// perl and env exec, and so does this sh.
+	w(`"$@" sh -c `, quote(start+`; exec "$0" -c "$1"`), ` `, quote(j.shell), ` `, quote(j.line), ` `, in, ` 3<&- &`)
 	w(`p=$!`)
 	if !j.stdin {
 		w(`{ while read -r l; do :; done; kill -s TERM -- -$p; kill -s CONT -- -$p; sleep 1; kill -s KILL -- -$p; } <&3 >/dev/null 2>&1 &`)
@@ -82,7 +92,6 @@ func (j *job) script() string {
 	}
 	w(`exec 3<&-`)
 	w(`trap '' PIPE`)
-	w(`set -- "$p"; `, start)
 	w(`wait "$p" 2>/dev/null; s=$?`) // dash says "Segmentation fault": not the job's words
 	w(`kill -s KILL -- -"$p" 2>/dev/null`)
 	if j.temp != "" && !j.keep {
