@@ -68,12 +68,16 @@ func (j *job) script() string {
 		w(`if ! { `, tempDir(j.temp), `; } 2>/dev/null; then `, noStart,
 			`; echo "fan: cannot make a temporary directory in $HOME/.parallel/tmp" >&2; printf '\037%s E 1\n' `, j.nonce, ` >&2; exit 1; fi`)
 	}
+	// Exported bash functions go in through env, as arguments, after the
+	// sh below: a shell drops variables whose names are no identifiers
+	// (BASH_FUNC_name%%) from the environment it passes on.
+	funcs := ""
 	if len(j.funcs) > 0 {
 		f := make([]string, len(j.funcs))
 		for i, kv := range j.funcs {
 			f[i] = quote(kv)
 		}
-		w(`set -- "$@" env `, strings.Join(f, " "))
+		funcs = `env ` + strings.Join(f, " ") + ` `
 	}
 	in := `0<&3`
 	if !j.stdin {
@@ -84,7 +88,7 @@ func (j *job) script() string {
 	// found") would otherwise race the wrapper's start line and be taken
 	// for what came before it. $$ is the job's process group: setsid,
 	// perl and env exec, and so does this sh.
-	w(`"$@" sh -c `, quote(start+`; exec "$0" -c "$1"`), ` `, quote(j.shell), ` `, quote(j.line), ` `, in, ` 3<&- &`)
+	w(`"$@" sh -c `, quote(start+`; exec "$@"`), ` sh `, funcs, quote(j.shell), ` -c `, quote(j.line), ` `, in, ` 3<&- &`)
 	w(`p=$!`)
 	if !j.stdin {
 		w(`{ while read -r l; do :; done; kill -s TERM -- -$p; kill -s CONT -- -$p; sleep 1; kill -s KILL -- -$p; } <&3 >/dev/null 2>&1 &`)
