@@ -57,17 +57,25 @@ func TestGateWakesWaitingRead(t *testing.T) {
 	}
 }
 
-// TestGateFinishesRecord: a record begun when the gate closes is read to
-// its end, so that a drain leaves no half item consumed; nothing after it
-// is read.
-func TestGateFinishesRecord(t *testing.T) {
-	r, w := pipe(t)
-	g := NewGate(r)
-	s := NewSplitter(g, []byte("\n"))
+// halfRecord is a pipe's two ends and a splitter over a gate on it: "a\nbc"
+// was written, the first record read and the second begun.
+func halfRecord(t *testing.T) (r, w *os.File, g *Gate, s *Splitter) {
+	t.Helper()
+	r, w = pipe(t)
+	g = NewGate(r)
+	s = NewSplitter(g, []byte("\n"))
 	w.Write([]byte("a\nbc"))
 	if rec, err := s.Next(); err != nil || rec != "a" {
 		t.Fatalf("first record %q, %v", rec, err)
 	}
+	return r, w, g, s
+}
+
+// TestGateFinishesRecord: a record begun when the gate closes is read to
+// its end, so that a drain leaves no half item consumed; nothing after it
+// is read.
+func TestGateFinishesRecord(t *testing.T) {
+	r, w, g, s := halfRecord(t)
 	g.Close()
 	go func() {
 		time.Sleep(10 * time.Millisecond)
@@ -126,13 +134,7 @@ func TestGateFinishesOnce(t *testing.T) {
 // given up on (ErrStopped) once finishTotal has passed since the close,
 // however the bytes trickle in: the drain ends.
 func TestGateGivesUpOnAStalledRecord(t *testing.T) {
-	r, w := pipe(t)
-	g := NewGate(r)
-	s := NewSplitter(g, []byte("\n"))
-	w.Write([]byte("a\nbc"))
-	if rec, err := s.Next(); err != nil || rec != "a" {
-		t.Fatalf("first record %q, %v", rec, err)
-	}
+	_, w, g, s := halfRecord(t)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() { // a byte now and then, never the record's end
