@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fan-run/fan/input"
 )
@@ -59,4 +60,29 @@ func TestDryRunBatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A dry run renders nothing before Ready returns: its output must meet a
+// closed stdout with SIGPIPE caught.
+func TestDryRunWaitsForReady(t *testing.T) {
+	items := make(chan input.Item, 1)
+	items <- input.Item{Seq: 1, Args: []string{"a"}, Records: []string{"a"}}
+	close(items)
+	ready := make(chan struct{})
+	s := NewStream(16)
+	p := &Pool{Jobs: 1, Template: NewTemplate(TemplateOptions{Words: []string{"echo"}}), DryRun: true,
+		Ready: func() { <-ready }}
+	go p.Run(context.Background(), context.Background(), items, s)
+	select {
+	case ev := <-s.Events:
+		t.Fatalf("event %v before Ready returned", ev.Kind)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(ready)
+	for ev := range s.Events {
+		if ev.Kind == Finished {
+			return
+		}
+	}
+	t.Fatal("no result after Ready returned")
 }

@@ -16,6 +16,9 @@ import (
 // direct set, the job writes its stdout there rather than into a spool
 // file (see direct.go).
 func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool, direct *os.File) *Result {
+	if p.Ready != nil {
+		p.Ready()
+	}
 	if p.DryRun {
 		return p.render(item, slot)
 	}
@@ -38,9 +41,6 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	if p.Ready != nil {
-		p.Ready()
-	}
 	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
 	if p.WorkDir != nil {
 		r.Command.Dir = p.WorkDir.Render(item, slot.N)
