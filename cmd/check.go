@@ -3,6 +3,7 @@ package cmd
 import (
 	"os/exec"
 	"regexp"
+	"slices"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -164,6 +165,29 @@ func (c *Config) buildTemplate() error {
 	})
 	if err := c.template.Err(); err != nil {
 		return usageErrorf("the command: %v", err)
+	}
+	return c.checkTexts()
+}
+
+// checkTexts reports a replacement string that the other texts rendered
+// per job hold and that cannot be read (a --plus expression), as the
+// command's: before any job, rather than as the plain argument.
+func (c *Config) checkTexts() error {
+	o, sx := c.Options, c.syntax()
+	texts := []struct{ flag, s string }{
+		{"--tagstring", o.Output.TagString}, {"--ctagstring", o.Output.CTagString},
+		{"--workdir", o.Runner.WorkDir}, {"--results", o.Output.Results},
+	}
+	for _, f := range o.Remote.TransferFiles {
+		texts = append(texts, struct{ flag, s string }{"--transferfile", f})
+	}
+	for _, f := range append(slices.Clone(o.Remote.Return), o.Remote.TRC...) {
+		texts = append(texts, struct{ flag, s string }{"--return", f})
+	}
+	for _, t := range texts {
+		if err := runner.CheckText(t.s, sx); err != nil {
+			return usageErrorf("%s: %v", t.flag, err)
+		}
 	}
 	return nil
 }

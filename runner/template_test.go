@@ -227,3 +227,15 @@ func TestTextNegativePositions(t *testing.T) {
 		}
 	}
 }
+
+// CheckText reports a --plus expression a text cannot use; NewText would
+// render the token as the plain argument.
+func TestCheckText(t *testing.T) {
+	sx := Syntax{Plus: true}
+	if err := CheckText("d-{/(/x}-e", sx); err == nil {
+		t.Error("CheckText of a bad expression: no error")
+	}
+	if err := CheckText("d-{/a/x}-e {#}", sx); err != nil {
+		t.Errorf("CheckText of good ones: %v", err)
+	}
+}

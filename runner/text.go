@@ -11,11 +11,20 @@ type Text struct {
 }
 
 // NewText parses s with the replacement strings of sx, as the command
-// template's. A --plus string that cannot be used is left as text.
+// template's. A --plus expression it cannot read is an error that
+// CheckText reports; check texts with it first.
 func NewText(s string, sx Syntax) *Text {
 	sx.Replace = sx.replaceOf()
 	parts, _ := parseParts(s, sx)
 	return &Text{parts: parts}
+}
+
+// CheckText reports what NewText cannot read in s: a --plus expression
+// that is not valid (the command template reports its own, Template.Err).
+func CheckText(s string, sx Syntax) error {
+	sx.Replace = sx.replaceOf()
+	_, err := parseParts(s, sx)
+	return err
 }
 
 // Render returns the text of one job. A replacement string with several
