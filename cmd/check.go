@@ -272,8 +272,13 @@ func (out *OutputOptions) checkUngroup() error {
 		return usageErrorf("-u and --line-buffer cannot be used together (pick one)")
 	case out.Tag || out.TagString != "" || out.CTag || out.CTagString != "":
 		flag := "--tag"
-		if out.TagString != "" {
+		switch {
+		case out.TagString != "":
 			flag = "--tagstring"
+		case out.CTagString != "":
+			flag = "--ctagstring"
+		case out.CTag:
+			flag = "--ctag"
 		}
 		return usageErrorf("-u and %s cannot be used together (ungrouped output passes fan by; use --line-buffer %s for tagged lines as they come)", flag, flag)
 	case out.Results != "":

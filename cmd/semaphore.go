@@ -153,6 +153,9 @@ func runSemaphore(c *Config) outcome {
 			if err != nil {
 				return semOutcome(0, fmt.Errorf("%s=%q is not a descriptor", semHeldVar, fd))
 			}
+			// Close-on-exec: the slot is the command's, not that of
+			// what it leaves running (sleep 100 &), as in GNU sem.
+			syscall.CloseOnExec(n)
 			held := os.NewFile(uintptr(n), "slot")
 			defer held.Close()
 		}

@@ -32,7 +32,7 @@ func (c *Config) typingHintText() string {
 
 // typesItems reports whether the items will be typed at the terminal:
 // stdin is a terminal, and it is the input only because no source was
-// given (an explicit -a - asks for it).
+// given (an explicit -a - asks for it), and read (--nonall reads none).
 func (c *Config) typesItems() bool {
-	return !c.Xargs && !c.Output.Quiet && len(c.sources) == 1 && c.sources[0].Stdin && output.IsTerminalInput(c.Streams.In)
+	return !c.Xargs && !c.Output.Quiet && !c.Remote.NonAll && len(c.sources) == 1 && c.sources[0].Stdin && output.IsTerminalInput(c.Streams.In)
 }
