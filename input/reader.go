@@ -276,11 +276,11 @@ func (r *Reader) nextAny() (Item, error) {
 		if !r.NoArgs && !plain {
 			item.Args = r.appendColumns(item.Args, t)
 		}
-		var part *StoppedPart
-		if errors.As(err, &part) && r.Lost != nil {
-			r.Lost(part.Read)
-		}
 		if err != nil {
+			var part *StoppedPart // on the heap: only here, not per tuple
+			if r.Lost != nil && errors.As(err, &part) {
+				r.Lost(part.Read)
+			}
 			// A drain: what was taken goes out as a short item, to be
 			// counted as not started; the stop comes next.
 			if len(item.Records) == 0 {
