@@ -137,12 +137,6 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		j.dir, j.temp = "", "fan-"+hex.EncodeToString(b[:])
 		j.keep = a.Files != nil && len(a.Files.Return) > 0
 	}
-	fs := &files{job: j, f: a.Files}
-	if a.Files != nil {
-		if err := e.host.send(ctx(a), fs); err != nil {
-			return nil, err
-		}
-	}
 	for _, kv := range a.Env {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
@@ -162,6 +156,14 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 	if len(remote) > maxCommand {
 		return nil, &runner.StartError{Name: "ssh", Status: 126,
 			Reason: "its command line is longer than the system allows (give it fewer or shorter items)"}
+	}
+	// The files go last: a job refused above would leave them on the
+	// host, with no process to clean them up.
+	fs := &files{job: j, f: a.Files}
+	if a.Files != nil {
+		if err := e.host.send(ctx(a), fs); err != nil {
+			return nil, err
+		}
 	}
 	ctx := ctx(a)
 	for try := 0; ; try++ {

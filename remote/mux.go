@@ -34,12 +34,10 @@ type channel struct {
 const (
 	muxHello         = 0x00000001
 	muxNewSession    = 0x10000002
-	muxOK            = 0x80000001
 	muxDenied        = 0x80000002
 	muxFailure       = 0x80000003
 	muxExit          = 0x80000004
 	muxSessionOpened = 0x80000006
-	muxTTYAllocFail  = 0x80000008
 	muxVersion       = 4
 	maxPacket        = 256 << 10
 )
