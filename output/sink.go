@@ -379,7 +379,6 @@ func (s *Sink) save(r *runner.Result, out, errf *os.File) {
 	t, rows := s.Results.(*ResultsTable)
 	onStdout := rows && t.OnStdout()
 	if onStdout {
-		s.flushPending()
 		s.meterHide(s.Stdout)
 	}
 	err := s.Results.Save(r, out, errf)
@@ -456,7 +455,6 @@ func (s *Sink) buffered(w io.Writer) *bufio.Writer {
 func (s *Sink) book(r *runner.Result) {
 	if s.Joblog != nil {
 		if s.Joblog.OnStdout() {
-			s.flushPending()
 			s.meterHide(s.Stdout)
 		}
 		if err := s.Joblog.Add(r, size(r.Stdout)); err != nil {
@@ -520,13 +518,11 @@ func (s *Sink) flushPending() {
 	if len(s.pend) == 0 {
 		return
 	}
-	p := s.pend
-	s.pend = s.pend[:0:0] // writeEnding flushes pend first: it must find it empty
-	s.write(s.Stdout, func(w io.Writer) error {
-		_, err := w.Write(p)
-		return err
+	s.put(s.Stdout, func(w io.Writer) (bool, error) {
+		_, err := w.Write(s.pend)
+		return true, err
 	})
-	s.pend = p[:0]
+	s.pend = s.pend[:0]
 }
 
 // write runs fn, which writes to dst, unless an earlier write failed, and
@@ -540,10 +536,15 @@ func (s *Sink) write(dst *os.File, fn func(io.Writer) error) {
 // (job output without its last newline): fn reports whether what it wrote
 // ended a line, so that the progress display waits for one.
 func (s *Sink) writeEnding(dst *os.File, fn func(io.Writer) (bool, error)) {
+	s.flushPending() // what came before is written before
+	s.put(dst, fn)
+}
+
+// put is writeEnding without writing the dry-run lines that wait first.
+func (s *Sink) put(dst *os.File, fn func(io.Writer) (bool, error)) {
 	if s.err != nil {
 		return
 	}
-	s.flushPending() // what came before is written before
 	s.meterHide(dst)
 	endsLine, err := fn(dst)
 	if s.Meter != nil {
