@@ -271,3 +271,15 @@ func TestDrainMessagesNoTerminal(t *testing.T) {
 		t.Errorf("messages:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// A record the drain cut is shown quoted, its first 200 bytes at most,
+// with how many more there were.
+func TestLostPartMessage(t *testing.T) {
+	if got, want := lostPartMessage([]byte("ha\tlf")), `its first 5 bytes were read and run in no job (the rest was left unread): "ha\tlf"`; !strings.HasSuffix(got, want) {
+		t.Errorf("short: %q, want it to end in %q", got, want)
+	}
+	long := lostPartMessage([]byte(strings.Repeat("x", 250)))
+	if want := `its first 250 bytes were read and run in no job (the rest was left unread): "` + strings.Repeat("x", 200) + `" and 50 bytes more`; !strings.HasSuffix(long, want) {
+		t.Errorf("long: %q, want it to end in %q", long, want)
+	}
+}
