@@ -187,6 +187,15 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 // channel is given back.
 func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remote string) (_ *process, refused bool, _ error) {
 	h := e.host
+	// Once the channel is asked for, the command may run at any moment:
+	// a Cancel (a drain) then gives the host startGrace more to say so,
+	// and a job that ran is not reported as not started (its item would
+	// run twice). grace ends startGrace after ctx.
+	grace, endGrace := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer endGrace(nil)
+	defer context.AfterFunc(ctx, func() {
+		time.AfterFunc(startGrace, func() { endGrace(context.Cause(ctx)) })
+	})()
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		h.release(m, false)
@@ -208,7 +217,7 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	ch, err := openChannel(ctx, m.path, remote, stdin, stdout, errW)
+	ch, err := openChannel(grace, m.path, remote, stdin, stdout, errW)
 	errW.Close()
 	if lifeline != nil {
 		stdin.Close()
@@ -220,48 +229,37 @@ func (e *Executor) start(ctx context.Context, m *master, a *runner.Attempt, remo
 		}
 		refused = refusedChannel(err.Error())
 		h.release(m, refused)
-		if ctx.Err() != nil {
+		if grace.Err() != nil {
 			return nil, false, h.transport(context.Cause(ctx))
 		}
 		return nil, refused, h.transport(fmt.Errorf("the job did not start: %v", err))
 	}
 	p := &process{e: e, m: m, ch: ch, exited: ch.done, stdin: lifeline, out: newDemux(e.nonce, errR, stderr), stderr: stderr}
 	go p.out.run()
-	cancel, giveUp := ctx.Done(), (<-chan time.Time)(nil)
-wait:
-	for {
-		select {
-		case <-p.out.started:
-			break wait
-		case <-p.exited:
-			p.drain()
-			if p.out.begun() {
-				break wait // it started, and has ended already
-			}
-			_, _, pre := p.out.result()
-			p.closeLifeline()
-			refused = refusedChannel(pre)
-			h.release(m, refused)
-			msg := oneLine(pre)
-			if msg == "" {
-				msg = fmt.Sprintf("its channel ended with status %d", ch.status)
-			}
-			return nil, refused, h.transport(fmt.Errorf("the job did not start: %s", msg))
-		case <-cancel:
-			// A drain came during the round trip: the command may run
-			// already, and a job that ran must not be reported as not
-			// started (its item would run twice). It has startGrace
-			// more to say so; then it is given up.
-			cancel, giveUp = nil, time.After(startGrace)
-		case <-giveUp:
-			ch.Kill()
-			<-p.exited
-			p.out.closeNow() // what the master still holds is of no use now
-			<-p.out.done
-			p.closeLifeline()
-			h.release(m, false)
-			return nil, false, h.transport(context.Cause(ctx))
+	select {
+	case <-p.out.started:
+	case <-p.exited:
+		p.drain()
+		if p.out.begun() {
+			break // it started, and has ended already
 		}
+		_, _, pre := p.out.result()
+		p.closeLifeline()
+		refused = refusedChannel(pre)
+		h.release(m, refused)
+		msg := oneLine(pre)
+		if msg == "" {
+			msg = fmt.Sprintf("its channel ended with status %d", ch.status)
+		}
+		return nil, refused, h.transport(fmt.Errorf("the job did not start: %s", msg))
+	case <-grace.Done():
+		ch.Kill()
+		<-p.exited
+		p.out.closeNow() // what the master still holds is of no use now
+		<-p.out.done
+		p.closeLifeline()
+		h.release(m, false)
+		return nil, false, h.transport(context.Cause(ctx))
 	}
 	p.pgid, _, _ = p.out.result()
 	e.mu.Lock()
@@ -274,8 +272,8 @@ wait:
 	return p, false, nil
 }
 
-// startGrace is how long a start whose Cancel ended while its command was
-// on its way to the host still waits for the host to say it runs.
+// startGrace is how long a start whose Cancel ended after its channel was
+// asked for still waits for the host to say the job runs (see start).
 const startGrace = 2 * time.Second
 
 // drainWait is how long, after its channel has ended, a job's stderr may

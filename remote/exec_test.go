@@ -320,6 +320,34 @@ func TestCancelGivesUpAStart(t *testing.T) {
 	}
 }
 
+// A start whose Cancel ends while its command is on its way is not given
+// up at once: the command may run already. A host that answers within
+// the grace runs the job, which is then an ordinary running job (its item
+// must not count as not started and run twice).
+func TestCancelDuringTheRoundTripKeepsAJobThatRuns(t *testing.T) {
+	t.Parallel()
+	shs, hs := hosts(t, 1, sshtest.Options{}, remote.Config{})
+	if err := hs[0].Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	shs.Hosts[0].Stop() // the start's round trip stalls
+	defer shs.Hosts[0].Cont()
+	e := remote.NewExecutor(hs[0], nil)
+	a, read := attempt(t, shell("echo ran"))
+	ctx, cancel := context.WithCancel(context.Background())
+	a.Cancel = ctx
+	time.AfterFunc(300*time.Millisecond, cancel)
+	time.AfterFunc(800*time.Millisecond, shs.Hosts[0].Cont)
+	p, err := e.Start(a)
+	if err != nil {
+		t.Fatalf("Start, cancelled during its round trip, on a host that then answered: %v", err)
+	}
+	x, err := p.Wait(context.Background(), context.Background(), seq)
+	if out, _ := read(); err != nil || x.Status != 0 || out != "ran\n" {
+		t.Errorf("the job: %v, status %v, stdout %q", err, x.Status, out)
+	}
+}
+
 // MaxSessions: more jobs at once than one connection carries open more
 // connections; a host that allows fewer than configured is met by
 // retrying on another.
