@@ -593,6 +593,38 @@ func TestRemoteFilterHostsDropsTheDownOnes(t *testing.T) {
 	}
 }
 
+// A host --filter-hosts dropped is not tried again when the login file
+// changes and still names it, even once it answers.
+func TestRemoteFilteredHostStaysDropped(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	hs.Hosts[1].Down()
+	dir := t.TempDir()
+	slf := filepath.Join(dir, "hosts")
+	if err := os.WriteFile(slf, []byte("1/h1\n1/h2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shared := sharedDir(t, dir)
+	c := remoteFan(t, hs, dir, "--slf", "hosts", "--filter-hosts", "--joblog", "log", fmt.Sprintf("touch %s/{}; sleep 0.5", shared), ":::", "1", "2", "3", "4", "5", "6")
+	_, errb := startFan(t, c)
+	awaitFiles(t, shared, 1, errb)
+	hs.Hosts[1].Up()
+	if err := os.WriteFile(slf, []byte("# changed\n1/h1\n1/h2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, err := exitCode(c.Wait())
+	if err != nil || status != 0 {
+		t.Fatalf("status %d %v; stderr:\n%s", status, err, errb.String())
+	}
+	if got := errb.String(); !strings.HasPrefix(got, "fan: --filter-hosts: dropping host h2") || strings.Count(got, "\n") != 1 {
+		t.Errorf("stderr %q: want only the line dropping h2", got)
+	}
+	for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+		if len(hosts) != 1 || hosts[0] != "h1 exit 0" {
+			t.Errorf("job %s logged as %v, want once, on h1", seq, hosts)
+		}
+	}
+}
+
 func TestRemoteRetryPrefersAnotherHost(t *testing.T) {
 	hs := sshtest.Start(t, 2, sshtest.Options{})
 	dir := t.TempDir()

@@ -106,6 +106,9 @@ type place struct {
 	// may be there even if it did not end (--cleanup removes them).
 	baseBegun bool
 	why       error // why its last probe failed
+	// filtered: --filter-hosts dropped it; it stays removed whatever
+	// the login file says later.
+	filtered bool
 }
 
 type placeState int
@@ -184,7 +187,7 @@ func (s *Slots) SetLogins(logins []Login) error {
 			if p, err = s.add(l); err != nil {
 				return err
 			}
-		} else if p.state == removed {
+		} else if p.state == removed && !p.filtered {
 			p.state = probing
 			if p.host == nil {
 				p.state = ready
@@ -374,7 +377,7 @@ func (s *Slots) Filter(ctx context.Context) (dropped []string, left int) {
 					why = te.Err.Error()
 				}
 			}
-			p.state = removed
+			p.state, p.filtered = removed, true
 			dropped = append(dropped, fmt.Sprintf("fan: --filter-hosts: dropping host %s, which cannot be reached (%s)", p.name, why))
 		case ready:
 			left++
