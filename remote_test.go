@@ -593,6 +593,25 @@ func TestRemoteFilterHostsDropsTheDownOnes(t *testing.T) {
 	}
 }
 
+// --slf .. is the sshloginfile of $PARALLEL_HOME when it is set, as the
+// config file is.
+func TestRemoteDotDotLoginFile(t *testing.T) {
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	dir := t.TempDir()
+	ph := filepath.Join(dir, "ph")
+	if err := os.MkdirAll(ph, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ph, "sshloginfile"), []byte("1/h1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := remoteFan(t, hs, dir, "--slf", "..", "echo $(whoami) {}", ":::", "x")
+	c.Env = append(c.Env, "PARALLEL_HOME="+ph)
+	if r := run(t, c); r.status != 0 || r.stdout != hs.Hosts[0].User+" x\n" {
+		t.Errorf("status %d, stdout %q, want h1's user; stderr:\n%s", r.status, r.stdout, r.stderr)
+	}
+}
+
 // A host --filter-hosts dropped is not tried again when the login file
 // changes and still names it, even once it answers.
 func TestRemoteFilteredHostStaysDropped(t *testing.T) {

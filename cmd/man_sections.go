@@ -187,7 +187,7 @@ parallel
 .TP
 .B HOME
 where \fB..\fR (~/.parallel/sshloginfile) is, for \fB\-\-sshloginfile\fR
-and \fB\-S\fR
+and \fB\-S\fR, unless PARALLEL_HOME is set
 .TP
 .BR SLURM_ARRAY_TASK_ID ", " SLURM_ARRAY_TASK_MIN ", " SLURM_ARRAY_TASK_COUNT
 which shard of how many this is, for \fB\-\-shard auto\fR in a Slurm job
@@ -214,7 +214,8 @@ default options as GNU parallel reads them, only when the value starts with
 FAN_OPTS
 .TP
 .B PARALLEL_HOME
-where the config file and profiles are; ~/.parallel when unset
+where the config file, profiles, semaphores and \fB..\fR's sshloginfile
+are; ~/.parallel when unset
 `
 
 // manSeeAlso ends the man page.

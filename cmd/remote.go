@@ -47,7 +47,7 @@ const defaultHostTimeout = 5 * time.Minute
 func addRemoteFlags(f *pflag.FlagSet, o *Options) {
 	r := &o.Remote
 	f.StringArrayVarP(&r.Logins, "sshlogin", "S", nil, "run jobs on the hosts `[N/]LOGIN[,...]` over ssh (N/: job slots there; : is this machine); repeatable")
-	f.StringArrayVar(&r.LoginFiles, "sshloginfile", nil, "read logins from `FILE`, one a line, and again when it changes (.. is ~/.parallel/sshloginfile, - is stdin; also --slf); repeatable")
+	f.StringArrayVar(&r.LoginFiles, "sshloginfile", nil, "read logins from `FILE`, one a line, and again when it changes (.. is ~/.parallel/sshloginfile, or in $PARALLEL_HOME; - is stdin; also --slf); repeatable")
 	f.StringVar(&r.SSH, "ssh", "", "reach the hosts with `CMD` instead of ssh (default: $PARALLEL_SSH, else ssh)")
 	f.StringArrayVar(&r.Env, "env", nil, "give remote jobs the variable (or exported bash function) `NAME` of fan's environment; repeatable (local jobs have all of it)")
 	f.BoolVar(&r.Transfer, "transfer", false, "copy each job's input file {} to its host before it runs (--transferfile {})")
@@ -72,8 +72,9 @@ type remoteSpec struct {
 	ssh     []string
 	timeout time.Duration
 	jobs    Jobs
-	home    string
-	gaveUp  atomic.Bool // no host could be reached for the timeout
+	// configDir is $PARALLEL_HOME or ~/.parallel, where .. is.
+	configDir string
+	gaveUp    atomic.Bool // no host could be reached for the timeout
 	// transfer and ret name the files each job takes along and brings
 	// back; cleanup removes them from the host.
 	transfer, ret []string
@@ -100,7 +101,7 @@ func (c *Config) checkRemote() error {
 		}
 		return nil
 	}
-	spec := &remoteSpec{timeout: defaultHostTimeout, jobs: c.Runner.Jobs, home: c.Env.Get("HOME"), fileSet: map[string][]remote.Login{}}
+	spec := &remoteSpec{timeout: defaultHostTimeout, jobs: c.Runner.Jobs, configDir: configDir(c.Env), fileSet: map[string][]remote.Login{}}
 	if c.flagSet("host-timeout") {
 		spec.timeout = r.HostTimeout // 0: forever
 	}
@@ -196,11 +197,11 @@ func (c *Config) checkRemote() error {
 	return nil
 }
 
-// path is where a login file named name is: .. is
-// ~/.parallel/sshloginfile, as in GNU parallel.
+// path is where a login file named name is: .. is sshloginfile in
+// $PARALLEL_HOME, else ~/.parallel, as in GNU parallel.
 func (r *remoteSpec) path(name string) string {
 	if name == ".." {
-		return filepath.Join(r.home, ".parallel", "sshloginfile")
+		return filepath.Join(r.configDir, "sshloginfile")
 	}
 	return name
 }
