@@ -52,7 +52,8 @@ import (
 // by reaping late; a remote shell cannot).
 type Executor struct {
 	host  *Host
-	pass  map[string]bool // names of the variables a job gets
+	pass  map[string]bool // names of the variables (and bash functions) a job gets
+	vars  map[string]bool // those of pass that a shell can name: exported as variables
 	nonce string
 
 	mu        sync.Mutex
@@ -63,13 +64,14 @@ type Executor struct {
 // NewExecutor returns an executor for h. Jobs get runner.JobVars and the
 // variables named in env (--env) from their attempt's environment.
 func NewExecutor(h *Host, env []string) *Executor {
-	pass := map[string]bool{}
+	pass, vars := map[string]bool{}, map[string]bool{}
 	for _, n := range append(runner.JobVars(), env...) {
 		pass[n] = true
+		vars[n] = varName().MatchString(n) // checked once, not per job
 	}
 	var b [8]byte
 	rand.Read(b[:])
-	return &Executor{host: h, pass: pass, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
+	return &Executor{host: h, pass: pass, vars: vars, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
 }
 
 // RunsElsewhere implements runner.Elsewhere: the program of a job is
@@ -141,7 +143,7 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok:
-		case e.pass[name] && varName().MatchString(name):
+		case e.vars[name]:
 			j.env = append(j.env, kv)
 		case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%") && e.pass[name[len("BASH_FUNC_"):len(name)-2]]:
 			j.funcs = append(j.funcs, kv) // an exported bash function (export -f)
