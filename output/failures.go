@@ -70,7 +70,7 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 	if err != nil {
 		return nil, err
 	}
-	fl := &Failures{delim: delim, perJob: perJob, f: f}
+	fl := &Failures{delim: delim, perJob: perJob, f: f, order: newBlockOrder("")}
 	if f.special {
 		// Failures sent to a device or a pipe (/dev/stderr) have no
 		// record beside them: /dev/stderr.jsonl would be a stray file.

@@ -19,7 +19,7 @@ func TestBlockOrderWritesInInputOrder(t *testing.T) {
 		n := 1 + rnd.IntN(300)
 		failed := map[int64]bool{}
 		ends := rnd.Perm(n)
-		o := &blockOrder{hold: input.BlockHold{Dir: t.TempDir()}}
+		o := newBlockOrder(t.TempDir())
 		var got []int64
 		known := map[int64]bool{}
 		for _, i := range ends {
@@ -64,7 +64,7 @@ func TestBlockOrderWritesInInputOrder(t *testing.T) {
 // A block that never ends (it cannot, but a gap must not lose what is
 // behind it) leaves the later failed blocks to rest, in input order.
 func TestBlockOrderRestAfterGap(t *testing.T) {
-	o := &blockOrder{}
+	o := newBlockOrder(t.TempDir())
 	for _, seq := range []int64{4, 3} {
 		if ready := o.end(seq, waitingBlock{block: &input.Block{Seq: seq}, rec: failureRecord{Seq: seq}}); len(ready) > 0 {
 			t.Fatalf("block %d written with block 1 not ended", seq)
@@ -77,31 +77,5 @@ func TestBlockOrderRestAfterGap(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[3 4]" {
 		t.Errorf("rest gave %v, want [3 4]", got)
-	}
-}
-
-// The set of ended blocks holds any number of them behind a gap, and
-// forgets those below the gap once it closes.
-func TestSeqSet(t *testing.T) {
-	s := seqSet{first: 1}
-	for n := int64(3); n < 1000; n += 2 {
-		s.add(n)
-	}
-	for n := int64(1); n < 1002; n++ {
-		if s.has(n) != (n >= 3 && n < 1000 && n%2 == 1) {
-			t.Fatalf("has(%d) = %v", n, s.has(n))
-		}
-	}
-	s.forget(500)
-	if s.first > 500 || !s.has(501) || s.has(502) || len(s.words) > 9 {
-		t.Errorf("after forget(500): first %d, %d words, has(501) %v", s.first, len(s.words), s.has(501))
-	}
-	s.forget(1 << 40) // far past every number in it
-	if len(s.words) != 0 || s.has(999) {
-		t.Errorf("after forgetting all: %d words", len(s.words))
-	}
-	s.add(1<<40 + 5)
-	if !s.has(1<<40+5) || len(s.words) > 2 {
-		t.Errorf("a number far ahead takes %d words", len(s.words))
 	}
 }
