@@ -255,7 +255,7 @@ func (r *Reader) nextAny() (Item, error) {
 	// Plain arguments are the records themselves: the item's Args share
 	// Records' array (neither is ever changed in place), and the first
 	// tuple is taken as it is, a slice of its own, not copied.
-	plain := !r.NoArgs && r.Colsep == nil && r.Trim == (Trim{})
+	plain := !r.NoArgs && r.asIs()
 	item := Item{}
 	for !r.eof && len(item.Records) < per*len(r.Sources) {
 		t, err := r.ts.next()
@@ -339,17 +339,23 @@ func (r *Reader) tuples() tuples {
 	return &product{first: factors[0], others: factors[1:]}
 }
 
+// asIs reports whether the arguments are the records as they are: no
+// --colsep splits them, no --trim trims them.
+func (r *Reader) asIs() bool { return r.Colsep == nil && r.Trim == (Trim{}) }
+
 // columns returns the arguments of tuple t: t itself when they are its
-// records as they are (no --colsep, no --trim), else a slice of their own.
+// records as they are, else a slice of their own.
 func (r *Reader) columns(t []string) []string {
-	if r.Colsep == nil && r.Trim == (Trim{}) {
+	if r.asIs() {
 		return t
 	}
 	return r.appendColumns(nil, t)
 }
 
+// appendColumns appends the arguments of tuple t to args: its records,
+// split into columns and trimmed.
 func (r *Reader) appendColumns(args []string, t []string) []string {
-	if r.Colsep == nil && r.Trim == (Trim{}) {
+	if r.asIs() {
 		return append(args, t...)
 	}
 	for _, rec := range t {
