@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fan-run/fan/internal/chans"
 )
 
 // Reader is the input stage: it combines its sources, splits columns,
@@ -146,15 +148,9 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		return ctx.Err()
 	}
 	for {
-		var n read[Item]
-		select {
-		case n = <-items: // the common case, an item ready: no select of two
-		default:
-			select {
-			case n = <-items:
-			case <-ctx.Done():
-				return stopped()
-			}
+		n, _, stop := chans.Receive(items, ctx.Done())
+		if stop {
+			return stopped()
 		}
 		if n.err == io.EOF {
 			if r.Shuffle {
@@ -169,16 +165,7 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			held = append(held, n.v)
 			continue
 		}
-		if ctx.Err() == nil {
-			select {
-			case out <- n.v: // the common case, room in out
-				continue
-			default:
-			}
-		}
-		select {
-		case out <- n.v:
-		case <-ctx.Done():
+		if !chans.Send(out, n.v, ctx.Done()) {
 			held = append(held, n.v)
 			return stopped()
 		}

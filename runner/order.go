@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 
+	"github.com/fan-run/fan/internal/chans"
 	"github.com/fan-run/fan/internal/inorder"
 )
 
@@ -31,20 +32,7 @@ func newWindow(n int) window {
 
 // take waits for a place; it fails when ctx ends first.
 func (w window) take(ctx context.Context) bool {
-	if w == nil {
-		return true
-	}
-	select {
-	case w <- struct{}{}: // the common case, a free place: no select of two
-		return true
-	default:
-	}
-	select {
-	case w <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return w == nil || chans.Send(w, struct{}{}, ctx.Done())
 }
 
 // give frees a place.
