@@ -152,6 +152,7 @@ type Pool struct {
 	// of input they hold (dryrun.go).
 	batch     []*Result
 	batchHeld int64
+	drySlots  drySlots
 }
 
 // Run takes items until items is closed or intake ends, runs each as a job
