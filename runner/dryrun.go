@@ -22,8 +22,10 @@ func (p *Pool) dryDelivery() func() {
 	p.batch = make([]*Result, 0, DryBatch)
 	p.deliver = func(t ticketed) {
 		p.batch = append(p.batch, t.r)
-		p.batchHeld += t.r.Item.Held()
-		if len(p.batch) == DryBatch || p.batchHeld >= dryBatchBytes {
+		// The bytes of the batch's items are what the dispatcher counted
+		// out of the read-ahead since it began (Dispatched): every item it
+		// takes in a dry run is delivered at once, in turn.
+		if len(p.batch) == DryBatch || p.goneB.Load()-p.batchFrom >= dryBatchBytes {
 			p.flushDry()
 		}
 	}
@@ -39,7 +41,7 @@ func (p *Pool) flushDry() {
 		return
 	}
 	p.events <- Event{Kind: Finished, Batch: p.batch}
-	p.batch, p.batchHeld = make([]*Result, 0, DryBatch), 0
+	p.batch, p.batchFrom = make([]*Result, 0, DryBatch), p.goneB.Load()
 }
 
 // render is a dry run's attempt of a job: its command, rendered in slot,

@@ -148,10 +148,10 @@ type Pool struct {
 	clock   pauseClock
 	live    running
 	intake  context.Context
-	// batch is a dry run's results not yet handed on, batchHeld the bytes
-	// of input they hold (dryrun.go).
+	// batch is a dry run's results not yet handed on, batchFrom the bytes
+	// dispatched (goneB) before the first of them (dryrun.go).
 	batch     []*Result
-	batchHeld int64
+	batchFrom int64
 	drySlots  drySlots
 }
 
