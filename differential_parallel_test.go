@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fan-run/fan/internal/gnusub"
 	"github.com/fan-run/fan/runner"
 )
 
@@ -292,28 +293,7 @@ var durationCases = []string{
 // multiply_time_units, taken from its script, and with fan's parser.
 func TestDifferentialDurations(t *testing.T) {
 	t.Parallel()
-	par, err := exec.LookPath("parallel")
-	if err != nil {
-		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
-	}
-	script, err := os.ReadFile(par)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sub, ok := strings.Cut(string(script), "\nsub multiply_time_units(")
-	if sub, _, ok = strings.Cut(sub, "\n}\n"); !ok {
-		t.Fatalf("no sub multiply_time_units in %s", par)
-	}
-	prog := "sub multiply_time_units(" + sub + "\n}\n" +
-		`for (@ARGV) { printf "%.9f\n", multiply_time_units($_) }`
-	out, err := exec.Command("perl", append([]string{"-e", prog}, durationCases...)...).Output()
-	if err != nil {
-		t.Fatalf("perl: %v", err)
-	}
-	lines := strings.Fields(string(out))
-	if len(lines) != len(durationCases) {
-		t.Fatalf("perl printed %d values for %d durations: %q", len(lines), len(durationCases), out)
-	}
+	lines := gnusub.Eval(t, "multiply_time_units", `sprintf("%.9f", multiply_time_units($_))`, durationCases)
 	for i, in := range durationCases {
 		want, err := strconv.ParseFloat(lines[i], 64)
 		if err != nil {

@@ -74,6 +74,15 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	if c.delim, err = o.Input.delimiter(o.Xargs && o.changed("delimiter")); err != nil {
 		return nil, err
 	}
+	// The input sources in order: the -a files, then the positional ones;
+	// stdin when there are none.
+	for _, f := range o.Input.ArgFiles {
+		c.sources = append(c.sources, input.SourceSpec{File: f})
+	}
+	c.sources = append(c.sources, o.Input.Sources...)
+	if len(c.sources) == 0 {
+		c.sources = []input.SourceSpec{{Stdin: true}}
+	}
 	c.colsep = o.Input.Colsep
 	if err := c.checkHeader(); err != nil {
 		return nil, err
@@ -99,13 +108,6 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	// Job output goes to the rows of a --results table, whole, and none to
 	// stdout: there are no lines to pass on as they come.
 	c.lineBuffer = o.Output.LineBuffer && !output.IsResultsTable(o.Output.Results)
-	for _, f := range o.Input.ArgFiles {
-		c.sources = append(c.sources, input.SourceSpec{File: f})
-	}
-	c.sources = append(c.sources, o.Input.Sources...)
-	if len(c.sources) == 0 {
-		c.sources = []input.SourceSpec{{Stdin: true}}
-	}
 	if c.sources[0].Linked {
 		return nil, usageErrorf(":::+ and ::::+ link their items to the input source before them, and there is none (use ::: or :::: for the first)")
 	}

@@ -126,6 +126,8 @@ func TestCommandErrors(t *testing.T) {
 		{"--halt bad echo", `--halt: "bad" is not a halt condition (try now,fail=1 or soon,fail=10%, or never)`, 255},
 		{"--termseq TERM,x echo", `--termseq: "x" is not a number of milliseconds (try TERM,200,KILL,25)`, 255},
 		{"--timeout= echo", `--timeout: the value is empty (give one, see fan --help)`, 255},
+		{"--semaphore-timeout x echo", `--semaphore-timeout: "x" is not a duration (try 30 to run anyway after 30 s, or -30 to give up after 30 s; 2m, 1h30m and 250ms work too)`, 255},
+		{"--st=--5 echo", `--semaphore-timeout: "--5" is not a duration (try 30 to run anyway after 30 s, or -30 to give up after 30 s; 2m, 1h30m and 250ms work too)`, 255},
 		{"--delay -5 echo", `--delay: "-5" is negative (seconds, or numbers with units d h m s ms: try 30, 1.5, 2.5m, 1m30s, 1m30, 1d2h, 250ms)`, 255},
 		{"--color bad echo", `--color: "bad" is not a color setting (try --color=auto, always or never)`, 255},
 		{"--colsep [ echo", "--colsep: \"[\" is not a regular expression: error parsing regexp: missing closing ]: `[`", 255},

@@ -36,23 +36,13 @@ func (c *Config) checkHeader() error {
 	}
 	if h == "0" {
 		c.names = map[string]int{}
-		for i, s := range c.sourcesGiven() {
+		for i, s := range c.sources {
 			if s.File != "" {
 				c.names[s.File] = i + 1
 			}
 		}
 	}
 	return nil
-}
-
-// sourcesGiven are the input sources in order: the -a files, then the
-// positional ones (check's c.sources, before stdin is added for none).
-func (c *Config) sourcesGiven() []input.SourceSpec {
-	var srcs []input.SourceSpec
-	for _, f := range c.Input.ArgFiles {
-		srcs = append(srcs, input.SourceSpec{File: f})
-	}
-	return append(srcs, c.Input.Sources...)
 }
 
 // readHeader takes the first record of each source as its header, names

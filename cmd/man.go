@@ -33,10 +33,10 @@ var flagGroups = []struct {
 }
 
 // ManHead writes the first part of a man page for a command (header, NAME,
-// SYNOPSIS, DESCRIPTION), dated date, for fan of version version:
-// fan/internal/manhead.Write. It is passed in rather than imported so that
-// the fan binary does not link cobra/doc (see that package).
-type ManHead func(c *cobra.Command, version string, date time.Time, w io.Writer) error
+// SYNOPSIS, DESCRIPTION), dated date: fan/internal/manhead.Write. It is
+// passed in rather than imported so that the fan binary does not link
+// cobra/doc (see that package).
+type ManHead func(c *cobra.Command, date time.Time, w io.Writer) error
 
 // WriteManPage writes fan's man page to w. head makes the header, NAME,
 // SYNOPSIS and DESCRIPTION from the command; OPTIONS is made from the
@@ -48,7 +48,7 @@ func WriteManPage(w io.Writer, head ManHead) error {
 	c.Example = ""
 	c.DisableAutoGenTag = true
 	var buf bytes.Buffer
-	if err := head(c, "", manDate, &buf); err != nil {
+	if err := head(c, manDate, &buf); err != nil {
 		return err
 	}
 	page := buf.String()

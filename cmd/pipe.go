@@ -127,13 +127,11 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 		}
 		in, closeIn = f, func() { f.Close() }
 	}
-	if !p.Tee {
-		counted.Pipe, counted.Blocks, counted.Size = true, true, sizeLeft(in)
-	}
 	gate := input.NewGate(in)
 	if p.Tee {
 		return newTeeIntake(c, gate, counted, slots, limit, closeIn)
 	}
+	counted.Pipe, counted.Blocks, counted.Size = true, true, sizeLeft(in)
 	blocks, err := input.NewBlockSplitter(gate, p.Block, *c.records)
 	if err != nil {
 		closeIn()
@@ -185,11 +183,13 @@ func (t *teeIntake) Run(ctx context.Context, out chan<- input.Item) error {
 	if err := <-errc; err != nil {
 		return err
 	}
-	if t.slots > 0 && len(items) > t.slots && t.limit != "" {
-		return usageErrorf("--tee runs all %d jobs at once, and only %d can run within %s (raise it)", len(items), t.slots, t.limit)
-	}
 	if t.slots > 0 && len(items) > t.slots {
-		return usageErrorf("--tee runs all %d jobs at once, and -j allows %d (give -j %d or more, or -j 0)", len(items), t.slots, len(items))
+		// Too few slots: -j's own, or those a system limit left.
+		fewer, fix := fmt.Sprintf("-j allows %d", t.slots), fmt.Sprintf("give -j %d or more, or -j 0", len(items))
+		if t.limit != "" {
+			fewer, fix = fmt.Sprintf("only %d can run within %s", t.slots, t.limit), "raise it"
+		}
+		return usageErrorf("--tee runs all %d jobs at once, and %s (%s)", len(items), fewer, fix)
 	}
 	t.tee.Jobs = len(items)
 	for _, it := range items {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/fan-run/fan/output"
@@ -17,7 +18,10 @@ func report(c *Config, res outcome) int {
 		return status // the reader went away: leave quietly
 	}
 	if res.err != nil {
-		fmt.Fprintf(stderr, "fan: %v\n", res.err)
+		// Errors joined (two books that failed) are a line each.
+		for _, line := range strings.Split(res.err.Error(), "\n") {
+			fmt.Fprintf(stderr, "fan: %s\n", line)
+		}
 	}
 	if res.xargsAbort != nil {
 		fmt.Fprintln(stderr, res.xargsAbort.Msg)
@@ -29,8 +33,10 @@ func report(c *Config, res outcome) int {
 	if s.Failed > 0 || s.NotStarted > 0 || res.interrupted || s.Retries > 0 && !c.Output.Quiet {
 		palette := output.NewPalette(c.Output.Display.Color, stderr, c.Env.Get)
 		failures := c.Output.Failures
-		if be := (*output.BookError)(nil); errors.As(res.err, &be) && be.Path == failures {
-			failures = "" // they are not there: stderr listed them
+		for _, be := range output.BookErrors(res.err) {
+			if be.Path == failures {
+				failures = "" // not all are there: stderr listed those missing
+			}
 		}
 		fmt.Fprintln(stderr, palette.Summary(s, failures))
 	}

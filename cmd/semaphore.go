@@ -45,11 +45,11 @@ const (
 
 // SemaphoreOptions are the flags of --semaphore.
 type SemaphoreOptions struct {
-	On      bool   // --semaphore (or invoked as sem)
-	ID      string // --id: which semaphore
-	Fg, Bg  bool   // --fg, --bg: in the foreground (exit status the command's), or not
-	Wait    bool   // --wait: wait for every command holding the semaphore
-	Timeout string // --semaphore-timeout: N (take the slot anyway after N) or -N (give up)
+	On      bool          // --semaphore (or invoked as sem)
+	ID      string        // --id: which semaphore
+	Fg, Bg  bool          // --fg, --bg: in the foreground (exit status the command's), or not
+	Wait    bool          // --wait: wait for every command holding the semaphore
+	Timeout time.Duration // --semaphore-timeout: above 0, run anyway after it; below, give up after -Timeout
 }
 
 func addSemaphoreFlags(f *pflag.FlagSet, o *Options) {
@@ -59,7 +59,23 @@ func addSemaphoreFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&s.Fg, "fg", false, "with --semaphore: run the command in the foreground, fan's exit status its own")
 	f.BoolVar(&s.Bg, "bg", false, "with --semaphore: run the command in the background (the default)")
 	f.BoolVar(&s.Wait, "wait", false, "with --semaphore: wait until every command holding the semaphore has ended")
-	f.StringVar(&s.Timeout, "semaphore-timeout", "", "with --semaphore: after `D` with no slot free, run anyway (-D: give up, exit 1); also --st")
+	f.Var(newValue("semaphore-timeout", "", &s.Timeout, parseSemTimeout), "semaphore-timeout",
+		"with --semaphore: after `D` with no slot free, run anyway (-D: give up, exit 1); also --st")
+}
+
+// parseSemTimeout reads --semaphore-timeout as GNU parallel's sem reads
+// --semaphoretimeout: D, a duration after which the command runs without
+// a slot, or -D, after which sem gives up. 0 waits for a slot for ever.
+func parseSemTimeout(s string) (time.Duration, error) {
+	abs, giveUp := strings.CutPrefix(s, "-")
+	d, err := runner.ParseDuration(abs)
+	if err != nil || giveUp && strings.HasPrefix(abs, "+") {
+		return 0, fmt.Errorf("%q is not a duration (try 30 to run anyway after 30 s, or -30 to give up after 30 s; 2m, 1h30m and 250ms work too)", s)
+	}
+	if giveUp {
+		return -d, nil
+	}
+	return d, nil
 }
 
 // semSpec is a checked --semaphore.
@@ -93,19 +109,9 @@ func (c *Config) checkSemaphore() error {
 	case len(c.Runner.Command) == 0 && !s.Wait:
 		return usageErrorf("--semaphore needs a command to run (e.g. sem -j 2 gzip big.log), or --wait")
 	}
-	spec := &semSpec{id: s.ID, fg: s.Fg, wait: s.Wait, line: strings.Join(c.Runner.Command, " ")}
+	spec := &semSpec{id: s.ID, fg: s.Fg, wait: s.Wait, timeout: s.Timeout, line: strings.Join(c.Runner.Command, " ")}
 	if spec.id == "" {
 		spec.id = ttyName(c.Streams.In)
-	}
-	if t := s.Timeout; t != "" {
-		d, err := runner.ParseDuration(strings.TrimPrefix(t, "-"))
-		if err != nil {
-			return usageErrorf("--semaphore-timeout: %v", err)
-		}
-		spec.timeout = d
-		if strings.HasPrefix(t, "-") {
-			spec.timeout = -d
-		}
 	}
 	slots := 1 // as sem's default
 	if c.Runner.Jobs.Given {

@@ -17,6 +17,13 @@ const holdMin = 64 << 10
 // slot however many fail. The file is removed from its directory at once;
 // it holds every block given to it until Close.
 //
+// A pipe-mode run with --failures has two, for the two places where a
+// failed block can wait, and a block waits in one of them only: with -k, the pool's (runner.Pool.Hold),
+// while its result waits in the -k window, after which blocks reach the
+// failures file in order; without -k, the failures file's, which puts the
+// blocks back in input order itself. They are one type because the
+// waiting is the same; they are two because the two stages own the wait.
+//
 // Its methods are safe for concurrent use.
 type BlockHold struct {
 	// Dir is where the file is made ("" is $TMPDIR).

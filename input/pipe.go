@@ -20,8 +20,8 @@ type PipeReader struct {
 	Gate Closer
 	// Count, when set, is incremented for every block read.
 	Count *atomic.Int64
-	// Bytes, when set, adds up the sizes of the blocks read, for the
-	// status report's read-ahead.
+	// Bytes, when set, adds up what the items hold (Item.Held: their
+	// blocks), for the status report's read-ahead.
 	Bytes *atomic.Int64
 	// Offset, when set, is how much of the input was read, through the
 	// end of the last block (for the progress bar).
@@ -36,16 +36,17 @@ func (p *PipeReader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(stop)
 	blocks := readAhead(p.Blocks.Next, stop, (*Block).Release, 0) // blocks are large: none waits
 	send := func(b *Block) {
+		item := Item{Seq: b.Seq, Args: []string{""}, Stdin: b}
 		if p.Count != nil {
 			p.Count.Add(1)
 		}
 		if p.Bytes != nil {
-			p.Bytes.Add(b.Len())
+			p.Bytes.Add(item.Held()) // as the pool counts it out (runner.Pool.Dispatched)
 		}
 		if p.Offset != nil {
 			p.Offset.Store(b.Offset + int64(len(b.Data)))
 		}
-		out <- Item{Seq: b.Seq, Args: []string{""}, Stdin: b} // the consumer drains out until it is closed
+		out <- item // the consumer drains out until it is closed
 	}
 	// stopped takes, once ctx has ended, the blocks of what was read
 	// already: consumed input, which goes out to be counted as not

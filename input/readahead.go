@@ -1,6 +1,10 @@
 package input
 
-import "time"
+import (
+	"time"
+
+	"github.com/fan-run/fan/internal/chans"
+)
 
 // read is one value read, or the error that ended reading.
 type read[T any] struct {
@@ -19,23 +23,13 @@ func readAhead[T any](next func() (T, error), stop <-chan struct{}, drop func(T)
 	go func() {
 		for {
 			v, err := next()
-			select {
-			case ch <- read[T]{v, err}: // the common case, room: no select of two
-				if err != nil {
-					return
-				}
-				continue
-			default:
-			}
-			select {
-			case ch <- read[T]{v, err}:
-				if err != nil {
-					return
-				}
-			case <-stop:
+			if !chans.Send(ch, read[T]{v, err}, stop) {
 				if drop != nil && err == nil {
 					drop(v)
 				}
+				return
+			}
+			if err != nil {
 				return
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/fan-run/fan/internal/chans"
 )
 
 // Reader is the input stage: it combines its sources, splits columns,
@@ -146,15 +148,9 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 		return ctx.Err()
 	}
 	for {
-		var n read[Item]
-		select {
-		case n = <-items: // the common case, an item ready: no select of two
-		default:
-			select {
-			case n = <-items:
-			case <-ctx.Done():
-				return stopped()
-			}
+		n, _, stop := chans.Receive(items, ctx.Done())
+		if stop {
+			return stopped()
 		}
 		if n.err == io.EOF {
 			if r.Shuffle {
@@ -169,16 +165,7 @@ func (r *Reader) Run(ctx context.Context, out chan<- Item) error {
 			held = append(held, n.v)
 			continue
 		}
-		if ctx.Err() == nil {
-			select {
-			case out <- n.v: // the common case, room in out
-				continue
-			default:
-			}
-		}
-		select {
-		case out <- n.v:
-		case <-ctx.Done():
+		if !chans.Send(out, n.v, ctx.Done()) {
 			held = append(held, n.v)
 			return stopped()
 		}
@@ -255,7 +242,7 @@ func (r *Reader) nextAny() (Item, error) {
 	// Plain arguments are the records themselves: the item's Args share
 	// Records' array (neither is ever changed in place), and the first
 	// tuple is taken as it is, a slice of its own, not copied.
-	plain := !r.NoArgs && r.Colsep == nil && r.Trim == (Trim{})
+	plain := !r.NoArgs && r.asIs()
 	item := Item{}
 	for !r.eof && len(item.Records) < per*len(r.Sources) {
 		t, err := r.ts.next()
@@ -339,17 +326,23 @@ func (r *Reader) tuples() tuples {
 	return &product{first: factors[0], others: factors[1:]}
 }
 
+// asIs reports whether the arguments are the records as they are: no
+// --colsep splits them, no --trim trims them.
+func (r *Reader) asIs() bool { return r.Colsep == nil && r.Trim == (Trim{}) }
+
 // columns returns the arguments of tuple t: t itself when they are its
-// records as they are (no --colsep, no --trim), else a slice of their own.
+// records as they are, else a slice of their own.
 func (r *Reader) columns(t []string) []string {
-	if r.Colsep == nil && r.Trim == (Trim{}) {
+	if r.asIs() {
 		return t
 	}
 	return r.appendColumns(nil, t)
 }
 
+// appendColumns appends the arguments of tuple t to args: its records,
+// split into columns and trimmed.
 func (r *Reader) appendColumns(args []string, t []string) []string {
-	if r.Colsep == nil && r.Trim == (Trim{}) {
+	if r.asIs() {
 		return append(args, t...)
 	}
 	for _, rec := range t {

@@ -1,11 +1,11 @@
 package input
 
 import (
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fan-run/fan/internal/gnusub"
 )
 
 func TestParseSize(t *testing.T) {
@@ -42,33 +42,12 @@ func TestParseSize(t *testing.T) {
 // multiply_binary_prefix, taken from its script, and int() as --block
 // does, and with ParseSize.
 func TestParseSizeMatchesParallel(t *testing.T) {
-	par, err := exec.LookPath("parallel")
-	if err != nil {
-		t.Skip("GNU parallel is not installed (apt-get install parallel): differential tests skipped")
-	}
-	script, err := os.ReadFile(par)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sub, ok := strings.Cut(string(script), "\nsub multiply_binary_prefix(")
-	if sub, _, ok = strings.Cut(sub, "\n}\n"); !ok {
-		t.Fatalf("no sub multiply_binary_prefix in %s", par)
-	}
 	sizes := []string{
 		"1", "100", "1k", "1K", "1m", "1M", "2g", "2G", "1t", "1T", "1p", "1P", "1e", "1E",
 		"1ki", "1Ki", "1KI", "3mi", "1Gi", "1.5k", "1.5M", "0.5K", "1.1K", ".5k", "10M",
 		"1.0001k", "2.7m", "0.3G", "1.9999K", "-10", "-1", "-2k", "-0.5K", "123.456T",
 	}
-	prog := "sub multiply_binary_prefix(" + sub + "\n}\n" +
-		`for (@ARGV) { printf "%d\n", int(multiply_binary_prefix($_)) }`
-	out, err := exec.Command("perl", append([]string{"-e", prog}, sizes...)...).Output()
-	if err != nil {
-		t.Fatalf("perl: %v", err)
-	}
-	lines := strings.Fields(string(out))
-	if len(lines) != len(sizes) {
-		t.Fatalf("perl printed %d values for %d sizes: %q", len(lines), len(sizes), out)
-	}
+	lines := gnusub.Eval(t, "multiply_binary_prefix", `sprintf("%d", int(multiply_binary_prefix($_)))`, sizes)
 	for i, in := range sizes {
 		want, err := strconv.ParseInt(lines[i], 10, 64)
 		if err != nil {

@@ -120,6 +120,29 @@ func (e *BookError) Error() string {
 
 func (e *BookError) Unwrap() error { return e.Err }
 
+// LostRecord is a record a book could not take, as the user may recover
+// it, and which book it is missing from (what the file is: "the joblog").
+type LostRecord struct {
+	Book, Text string
+}
+
+// BookErrors are the *BookErrors in err, in order: err itself, or those
+// errors.Join put together (one book may fail on one record, and another
+// on the next: a Sink's Run returns each book that failed).
+func BookErrors(err error) []*BookError {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var all []*BookError
+		for _, e := range joined.Unwrap() {
+			all = append(all, BookErrors(e)...)
+		}
+		return all
+	}
+	if be := (*BookError)(nil); errors.As(err, &be) {
+		return []*BookError{be}
+	}
+	return nil
+}
+
 // Close closes the file. With keep (the run got under way), a file nothing
 // was written to is emptied: this run's record is empty. Without, it is
 // left as it was before the run, or removed if fan made it.

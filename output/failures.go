@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fan-run/fan/input"
@@ -36,7 +37,7 @@ type Failures struct {
 	held   [][]string
 	headed bool // pipe mode: the input's header was written
 	order  blockOrder
-	lost   []string // what the last Add or Passed could not write (Lost)
+	lost   []LostRecord // what the last Add or Passed could not write (Lost)
 }
 
 // failureRecord is one line of the sidecar.
@@ -70,7 +71,7 @@ func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
 	if err != nil {
 		return nil, err
 	}
-	fl := &Failures{delim: delim, perJob: perJob, f: f}
+	fl := &Failures{delim: delim, perJob: perJob, f: f, order: newBlockOrder("")}
 	if f.special {
 		// Failures sent to a device or a pipe (/dev/stderr) have no
 		// record beside them: /dev/stderr.jsonl would be a stray file.
@@ -102,7 +103,9 @@ func (fl *Failures) Add(r *runner.Result) error {
 		fl.writeRecords(r.Item.Records)
 	}
 	if err := fl.flush(); err != nil {
-		fl.lost = r.Item.Records
+		for _, rec := range r.Item.Records {
+			fl.lost = append(fl.lost, LostRecord{Book: fl.f.what, Text: rec})
+		}
 		return err
 	}
 	return fl.writeJSON(rec)
@@ -139,15 +142,16 @@ func (fl *Failures) record(r *runner.Result) failureRecord {
 
 // writeBlocks writes failed blocks, each with its sidecar line, and
 // releases them. It goes on after a failed write, so that Lost lists
-// every block missing, and returns the first error.
+// every block missing, and returns each different error once, joined:
+// the sidecar may fail on one block and the failures file on the next.
 func (fl *Failures) writeBlocks(ready []waitingBlock) error {
-	var first error
+	var errs []error
 	for _, wb := range ready {
-		if err := fl.writeBlock(wb); first == nil {
-			first = err
+		if err := fl.writeBlock(wb); err != nil && !slices.Contains(errs, err) {
+			errs = append(errs, err)
 		}
 	}
-	return first
+	return errors.Join(errs...)
 }
 
 // writeBlock writes one failed block, after the input's header if it is
@@ -173,7 +177,8 @@ func (fl *Failures) writeBlock(wb waitingBlock) error {
 		err = ferr
 	}
 	if err != nil {
-		fl.lost = append(fl.lost, fmt.Sprintf("job %d's block of %d bytes at byte %d of the input", wb.rec.Seq, wb.rec.Bytes, *wb.rec.Offset))
+		fl.lost = append(fl.lost, LostRecord{Book: fl.f.what,
+			Text: fmt.Sprintf("job %d's block of %d bytes at byte %d of the input", wb.rec.Seq, wb.rec.Bytes, *wb.rec.Offset)})
 		return err
 	}
 	return fl.writeJSON(wb.rec)
@@ -189,14 +194,14 @@ func (fl *Failures) writeJSON(rec failureRecord) error {
 		return err
 	}
 	if _, err = fl.js.Write(append(b, '\n')); err != nil {
-		fl.lost = append(fl.lost, string(b))
+		fl.lost = append(fl.lost, LostRecord{Book: fl.js.what, Text: string(b)})
 	}
 	return err
 }
 
 // Lost is what the last Add or Passed could not write, when it failed: the
 // item's records (or where the blocks are in the input), or JSON lines.
-func (fl *Failures) Lost() []string { return fl.lost }
+func (fl *Failures) Lost() []LostRecord { return fl.lost }
 
 // writeRecords adds the records of a job, each with the delimiter, to
 // those to be written.

@@ -3,68 +3,60 @@ package output
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/fan-run/fan/input"
 )
 
-// Whatever order the jobs end in, the failed blocks come out in input
-// order, each once, as soon as every block before it has ended, and
-// byte for byte, though those that waited were moved out of their
-// buffers.
-func TestBlockOrderWritesInInputOrder(t *testing.T) {
-	for run := range 50 {
-		rnd := rand.New(rand.NewPCG(uint64(run), 7))
-		n := 1 + rnd.IntN(300)
-		failed := map[int64]bool{}
-		ends := rnd.Perm(n)
-		o := &blockOrder{hold: input.BlockHold{Dir: t.TempDir()}}
-		var got []int64
-		known := map[int64]bool{}
-		for _, i := range ends {
-			seq := int64(i + 1)
-			known[seq] = true
-			var wb waitingBlock
-			if rnd.IntN(3) == 0 {
-				failed[seq] = true
-				wb.block = &input.Block{Seq: seq, Data: []byte(fmt.Sprintf("%d\n", seq))}
-				wb.rec.Seq = seq
-			}
-			for _, w := range o.end(seq, wb) {
-				for s := int64(1); s < w.rec.Seq; s++ {
-					if !known[s] {
-						t.Fatalf("run %d: block %d was written before block %d ended", run, w.rec.Seq, s)
-					}
-				}
-				var body bytes.Buffer
-				w.block.WriteBody(&body)
-				if body.String() != fmt.Sprintf("%d\n", w.rec.Seq) {
-					t.Fatalf("run %d: block %d reads back %q", run, w.rec.Seq, body.String())
-				}
-				got = append(got, w.rec.Seq)
-			}
+// A failed block that must wait for those before it is moved out of the
+// buffer it was cut from (a big one to the hold's file) and reads back
+// byte for byte; one whose turn it is goes out as it is, at once; a block
+// that passed lets those behind it go.
+func TestBlockOrderHoldsWhatWaits(t *testing.T) {
+	o := newBlockOrder(t.TempDir())
+	defer o.hold.Close()
+	body := map[int64][]byte{1: []byte("one\n"), 3: bytes.Repeat([]byte("three\n"), 20000), 4: []byte("four\n")}
+	blocks := map[int64]*input.Block{}
+	failed := func(seq int64) waitingBlock {
+		blocks[seq] = &input.Block{Seq: seq, Data: bytes.Clone(body[seq])}
+		return waitingBlock{block: blocks[seq], rec: failureRecord{Seq: seq}}
+	}
+	for _, end := range []struct {
+		seq int64
+		wb  waitingBlock
+	}{{3, failed(3)}, {2, waitingBlock{}}, {4, failed(4)}} {
+		if ready := o.end(end.seq, end.wb); len(ready) > 0 {
+			t.Fatalf("block %d: %d written with block 1 not ended", end.seq, len(ready))
 		}
-		if rest := o.rest(); len(rest) > 0 {
-			t.Fatalf("run %d: %d blocks still wait after every block ended", run, len(rest))
+	}
+	ready := o.end(1, failed(1))
+	var got []int64
+	for _, w := range ready {
+		got = append(got, w.rec.Seq)
+		var b bytes.Buffer
+		w.block.WriteBody(&b)
+		if !bytes.Equal(b.Bytes(), body[w.rec.Seq]) {
+			t.Errorf("block %d reads back %d bytes, want %d", w.rec.Seq, b.Len(), len(body[w.rec.Seq]))
 		}
-		var want []int64
-		for s := int64(1); s <= int64(n); s++ {
-			if failed[s] {
-				want = append(want, s)
-			}
+		if waited := w.rec.Seq != 1; waited == (w.block == input.Refeedable(blocks[w.rec.Seq])) {
+			t.Errorf("block %d: waited %v, yet moved out of its buffer %v", w.rec.Seq, waited, !waited)
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("run %d: blocks written %v, want %v", run, got, want)
-		}
-		o.hold.Close()
+	}
+	if fmt.Sprint(got) != "[1 3 4]" {
+		t.Fatalf("blocks written %v, want [1 3 4]", got)
+	}
+	if _, inMemory := ready[1].block.(*input.Block); inMemory {
+		t.Errorf("a %d-byte block waited in memory, not in the hold's file", len(body[3]))
+	}
+	if rest := o.rest(); len(rest) > 0 {
+		t.Errorf("%d blocks still wait after every block ended", len(rest))
 	}
 }
 
 // A block that never ends (it cannot, but a gap must not lose what is
 // behind it) leaves the later failed blocks to rest, in input order.
 func TestBlockOrderRestAfterGap(t *testing.T) {
-	o := &blockOrder{}
+	o := newBlockOrder(t.TempDir())
 	for _, seq := range []int64{4, 3} {
 		if ready := o.end(seq, waitingBlock{block: &input.Block{Seq: seq}, rec: failureRecord{Seq: seq}}); len(ready) > 0 {
 			t.Fatalf("block %d written with block 1 not ended", seq)
@@ -77,31 +69,5 @@ func TestBlockOrderRestAfterGap(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[3 4]" {
 		t.Errorf("rest gave %v, want [3 4]", got)
-	}
-}
-
-// The set of ended blocks holds any number of them behind a gap, and
-// forgets those below the gap once it closes.
-func TestSeqSet(t *testing.T) {
-	s := seqSet{first: 1}
-	for n := int64(3); n < 1000; n += 2 {
-		s.add(n)
-	}
-	for n := int64(1); n < 1002; n++ {
-		if s.has(n) != (n >= 3 && n < 1000 && n%2 == 1) {
-			t.Fatalf("has(%d) = %v", n, s.has(n))
-		}
-	}
-	s.forget(500)
-	if s.first > 500 || !s.has(501) || s.has(502) || len(s.words) > 9 {
-		t.Errorf("after forget(500): first %d, %d words, has(501) %v", s.first, len(s.words), s.has(501))
-	}
-	s.forget(1 << 40) // far past every number in it
-	if len(s.words) != 0 || s.has(999) {
-		t.Errorf("after forgetting all: %d words", len(s.words))
-	}
-	s.add(1<<40 + 5)
-	if !s.has(1<<40+5) || len(s.words) > 2 {
-		t.Errorf("a number far ahead takes %d words", len(s.words))
 	}
 }

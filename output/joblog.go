@@ -90,8 +90,8 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 }
 
 // Lost is the line the last Add could not write, when it failed.
-func (j *Joblog) Lost() string {
-	return strings.TrimSuffix(strings.TrimPrefix(string(j.line), joblogHeader), "\n")
+func (j *Joblog) Lost() LostRecord {
+	return LostRecord{Book: j.f.what, Text: strings.TrimSuffix(strings.TrimPrefix(string(j.line), joblogHeader), "\n")}
 }
 
 // loggedSignal is the Signal field of a job's joblog line: the signal that

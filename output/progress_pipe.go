@@ -29,6 +29,12 @@ type pipeCounts struct {
 //
 // The share done is the share read, times the share of the blocks read
 // that are done (blocks are about the same size).
+//
+// This bar is drawn here rather than by progressbar, as barRenderer.line
+// draws argument mode's: progressbar shows one count against one total,
+// and this line has two (bytes read of the input's size, blocks done of
+// those read) and a share done that combines them. The description both
+// start with is barRenderer.desc.
 func (b *barRenderer) pipeLine(now time.Time, c pipeCounts, ended bool, failed int64, cols int) string {
 	desc := b.desc(failed)
 	if c.read == 0 && c.bytes == 0 {

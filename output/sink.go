@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -482,23 +483,32 @@ func (s *Sink) book(r *runner.Result) {
 	}
 }
 
-// unbooked lists on stderr what a book could not take: the first time,
-// with why, and the run then starts no new job (OnBookError).
-func (s *Sink) unbooked(err error, lost ...string) {
-	var be *BookError
-	if !errors.As(err, &be) {
+// unbooked lists on stderr what a book could not take, each record under
+// the book it is missing from: the first time a book fails, with why;
+// after the first failure of any, the run starts no new job
+// (OnBookError). The books that failed are joined in bookErr.
+func (s *Sink) unbooked(err error, lost ...LostRecord) {
+	books := BookErrors(err)
+	if len(books) == 0 {
 		s.fail(err)
 		return
 	}
-	if s.bookErr == nil {
-		s.bookErr = err
-		s.say(s.Color.Fail(fmt.Sprintf("fan: %v: starting no new jobs; what it lacks follows", err)))
+	for _, be := range books {
+		if slices.ContainsFunc(BookErrors(s.bookErr), func(told *BookError) bool { return told.What == be.What }) {
+			continue
+		}
+		s.say(s.Color.Fail(fmt.Sprintf("fan: %v: starting no new jobs; what it lacks follows", be)))
+		if s.bookErr != nil {
+			s.bookErr = errors.Join(s.bookErr, be)
+			continue
+		}
+		s.bookErr = be
 		if s.OnBookError != nil {
-			s.OnBookError(err)
+			s.OnBookError(be)
 		}
 	}
 	for _, l := range lost {
-		s.say(fmt.Sprintf("fan: not in %s: %s", be.What, l))
+		s.say(fmt.Sprintf("fan: not in %s: %s", l.Book, l.Text))
 	}
 }
 

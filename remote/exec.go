@@ -161,7 +161,7 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 	}
 	// The files go last: a job refused above would leave them on the
 	// host, with no process to clean them up.
-	fs := &files{job: j, f: a.Files}
+	fs := &files{job: j, f: a.Files, flag: "--transfer"}
 	if a.Files != nil {
 		if err := e.host.send(ctx(a), fs); err != nil {
 			return nil, err

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,15 +22,7 @@ import (
 type files struct {
 	job  *job          // its directory on the host
 	f    *runner.Files // nil: none
-	flag string        // names the files in messages; "" is --transfer
-}
-
-// what names fs's files in messages.
-func (fs *files) what() string {
-	if fs.flag == "" {
-		return "--transfer"
-	}
-	return fs.flag
+	flag string        // names the files in messages: --transfer, --basefile
 }
 
 // fileWait bounds the copy of one file back, or a cleanup: a host that
@@ -69,7 +60,7 @@ func (h *Host) send(ctx context.Context, fs *files) error {
 		f, err := os.Open(name)
 		if err != nil {
 			err = pathmsg.Bare(err)
-			return &runner.StartError{Name: fs.what(), Status: 1, Reason: fmt.Sprintf("cannot read %q: %v", name, err)}
+			return &runner.StartError{Name: fs.flag, Status: 1, Reason: fmt.Sprintf("cannot read %q: %v", name, err)}
 		}
 		remote := onHost(name)
 		script := fs.cd()
@@ -79,12 +70,11 @@ func (h *Host) send(ctx context.Context, fs *files) error {
 		script += "\nexec cat > " + quote(remote)
 		err = h.runIO(ctx, remoteCommand(script), f, io.Discard)
 		f.Close()
-		var te *runner.TransportError
-		if errors.As(err, &te) {
+		if isTransport(err) {
 			return err
 		}
 		if err != nil {
-			return &runner.StartError{Name: fs.what(), Status: 1, Reason: fmt.Sprintf("cannot copy %q to %s: %v", name, h.login, err)}
+			return &runner.StartError{Name: fs.flag, Status: 1, Reason: fmt.Sprintf("cannot copy %q to %s: %v", name, h.login, err)}
 		}
 	}
 	return nil
@@ -144,11 +134,7 @@ func (fs *files) fetch(ctx context.Context, h *Host, name string) error {
 		err = cerr
 	}
 	if err != nil {
-		var te *runner.TransportError
-		if errors.As(err, &te) {
-			err = te.Err
-		}
-		return err
+		return transportCause(err)
 	}
 	return os.Rename(tmp.Name(), name)
 }

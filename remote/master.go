@@ -14,8 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/fan-run/fan/runner"
 )
 
 // Config is what the hosts of a run share.
@@ -333,11 +331,6 @@ func closed(c <-chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// transport wraps err as a failure to reach h's host.
-func (h *Host) transport(err error) error {
-	return &runner.TransportError{Host: h.login.String(), Err: err}
 }
 
 // sysProcAttr is how fan's ssh processes start: in a process group of

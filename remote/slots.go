@@ -331,8 +331,7 @@ func (s *Slots) probeOnce(p *place) error {
 	}
 	n, err := p.host.CPUs(ctx)
 	if err != nil {
-		var te *runner.TransportError
-		if errors.As(err, &te) {
+		if isTransport(err) {
 			return err
 		}
 		s.say(fmt.Sprintf("fan: %v: giving it one job slot (give N/%s in -S to choose)", err, p.name))
@@ -371,11 +370,7 @@ func (s *Slots) Filter(ctx context.Context) (dropped []string, left int) {
 		case probing, quarantined:
 			why := "it did not answer in time"
 			if p.why != nil {
-				why = p.why.Error()
-				var te *runner.TransportError
-				if errors.As(p.why, &te) {
-					why = te.Err.Error()
-				}
+				why = transportCause(p.why).Error()
 			}
 			p.state, p.filtered = removed, true
 			dropped = append(dropped, fmt.Sprintf("fan: --filter-hosts: dropping host %s, which cannot be reached (%s)", p.name, why))
@@ -390,20 +385,14 @@ func (s *Slots) Filter(ctx context.Context) (dropped []string, left int) {
 // quarantineMessage is the line that tells the user that a host takes no
 // jobs for now.
 func quarantineMessage(name string, err error) string {
-	msg := err.Error()
-	var te *runner.TransportError
-	if errors.As(err, &te) {
-		msg = te.Err.Error()
-	}
-	return fmt.Sprintf("fan: host %s cannot be reached (%s): it takes no jobs until it answers again; its items run elsewhere", name, msg)
+	return fmt.Sprintf("fan: host %s cannot be reached (%s): it takes no jobs until it answers again; its items run elsewhere", name, transportCause(err))
 }
 
 // lost is told of an attempt on p that met a transport failure: p is
 // quarantined and probed again, unless the attempt was given up because
 // the run is stopping.
 func (s *Slots) lost(p *place, a *runner.Attempt, err error) {
-	var te *runner.TransportError
-	if !errors.As(err, &te) || a.Cancel != nil && a.Cancel.Err() != nil && errors.Is(err, context.Canceled) {
+	if !isTransport(err) || a.Cancel != nil && a.Cancel.Err() != nil && errors.Is(err, context.Canceled) {
 		return
 	}
 	s.mu.Lock()

@@ -22,8 +22,10 @@ func (p *Pool) dryDelivery() func() {
 	p.batch = make([]*Result, 0, DryBatch)
 	p.deliver = func(t ticketed) {
 		p.batch = append(p.batch, t.r)
-		p.batchHeld += t.r.Item.Held()
-		if len(p.batch) == DryBatch || p.batchHeld >= dryBatchBytes {
+		// The bytes of the batch's items are what the dispatcher counted
+		// out of the read-ahead since it began (Dispatched): every item it
+		// takes in a dry run is delivered at once, in turn.
+		if len(p.batch) == DryBatch || p.goneB.Load()-p.batchFrom >= dryBatchBytes {
 			p.flushDry()
 		}
 	}
@@ -39,7 +41,7 @@ func (p *Pool) flushDry() {
 		return
 	}
 	p.events <- Event{Kind: Finished, Batch: p.batch}
-	p.batch, p.batchHeld = make([]*Result, 0, DryBatch), 0
+	p.batch, p.batchFrom = make([]*Result, 0, DryBatch), p.goneB.Load()
 }
 
 // render is a dry run's attempt of a job: its command, rendered in slot,
@@ -50,7 +52,57 @@ func (p *Pool) render(item *input.Item, slot Slot) *Result {
 	if a, ok := item.Stdin.(input.Abandoner); ok {
 		a.Abandon()
 	}
+	n := p.drySlots.next(p.limit())
 	r := p.stream.dryResult()
-	*r = Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N), DryRun: true}
+	*r = Result{Item: *item, Slot: n, Host: slot.Host, Command: p.Template.Render(item, n), DryRun: true}
 	return r
+}
+
+// limit is how many jobs may run at once now (0: no limit): the slots'
+// limit where they tell it, else Jobs.
+func (p *Pool) limit() int {
+	if l, ok := p.slots.(interface{ Limit() int }); ok {
+		return l.Limit()
+	}
+	return p.Jobs
+}
+
+// drySlots numbers the job slots ({%}) of a dry run. Nothing runs, so the
+// slot a job took is free again at once, and every job would be in slot
+// 1; instead each job is numbered as in a real run where the jobs end in
+// the order they started, each when a later one needs its slot: the
+// lowest free number while fewer than the limit are taken, so 1 2 1 2 1
+// with -j 2, and 1 2 3 4 5 without a limit. That is what GNU parallel's
+// dry run prints, when its own bookkeeping does not race (it varies from
+// run to run). Only the dispatcher's goroutine uses it.
+type drySlots struct {
+	numbers SlotNumbers
+	// held is a ring of the numbers of the jobs taken to be running,
+	// the oldest at held[first], n of them.
+	held     []int
+	first, n int
+	count    int // the jobs numbered without a limit
+}
+
+// next returns the next job's slot number, with limit jobs at once.
+func (d *drySlots) next(limit int) int {
+	if limit <= 0 {
+		d.count++
+		return d.count
+	}
+	for ; d.n >= limit; d.n-- {
+		d.numbers.Put(d.held[d.first])
+		d.first = (d.first + 1) % len(d.held)
+	}
+	if d.n == len(d.held) {
+		ring := make([]int, max(limit, 2*d.n))
+		for i := range d.n {
+			ring[i] = d.held[(d.first+i)%len(d.held)]
+		}
+		d.held, d.first = ring, 0
+	}
+	num := d.numbers.Take()
+	d.held[(d.first+d.n)%len(d.held)] = num
+	d.n++
+	return num
 }

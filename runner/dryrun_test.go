@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,4 +86,25 @@ func TestDryRunWaitsForReady(t *testing.T) {
 		}
 	}
 	t.Fatal("no result after Ready returned")
+}
+
+// A dry run's slot numbers cycle through the limit, oldest job ending
+// first; when the limit changes (a procfile), the jobs over the new one
+// end first and the numbers taken stay the lowest free.
+func TestDrySlots(t *testing.T) {
+	var d drySlots
+	var got []int
+	for _, limit := range []int{3, 3, 3, 3, 3, 1, 1, 4, 4, 4, 4, 4, 2, 2} {
+		got = append(got, d.next(limit))
+	}
+	want := []int{1, 2, 3, 1, 2, 1, 1, 2, 3, 4, 1, 2, 1, 2}
+	if !slices.Equal(got, want) {
+		t.Errorf("slots %v, want %v", got, want)
+	}
+	var free drySlots
+	for i := 1; i <= 5; i++ {
+		if n := free.next(0); n != i {
+			t.Fatalf("job %d without a limit got slot %d", i, n)
+		}
+	}
 }

@@ -2,8 +2,9 @@ package runner
 
 import (
 	"context"
-	"maps"
-	"slices"
+
+	"github.com/fan-run/fan/internal/chans"
+	"github.com/fan-run/fan/internal/inorder"
 )
 
 // The -k window. Jobs run in parallel and end in any order; with KeepOrder
@@ -31,20 +32,7 @@ func newWindow(n int) window {
 
 // take waits for a place; it fails when ctx ends first.
 func (w window) take(ctx context.Context) bool {
-	if w == nil {
-		return true
-	}
-	select {
-	case w <- struct{}{}: // the common case, a free place: no select of two
-		return true
-	default:
-	}
-	select {
-	case w <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return w == nil || chans.Send(w, struct{}{}, ctx.Done())
 }
 
 // give frees a place.
@@ -65,35 +53,27 @@ type ticketed struct {
 // orderer hands results on as Finished events in the order of their
 // tickets: the order the dispatcher took their items in.
 type orderer struct {
-	in      chan ticketed
-	out     chan<- Event
-	win     window
-	next    int64
-	pending map[int64]ticketed
+	in    chan ticketed
+	out   chan<- Event
+	win   window
+	queue inorder.Queue[ticketed]
 }
 
 func newOrderer(out chan<- Event, win window, buffered int) *orderer {
-	return &orderer{in: make(chan ticketed, buffered), out: out, win: win, pending: map[int64]ticketed{}}
+	return &orderer{in: make(chan ticketed, buffered), out: out, win: win, queue: inorder.New[ticketed](0)}
 }
 
 // run hands results on until in is closed. A result missing from the
 // middle (there should be none: every item yields one) holds back the rest
 // only until the end, when they go out in order rather than be dropped.
 func (o *orderer) run() {
-	for t := range o.in {
-		o.pending[t.ticket] = t
-		for {
-			t, ok := o.pending[o.next]
-			if !ok {
-				break
-			}
-			delete(o.pending, o.next)
-			o.next++
+	for ended := range o.in {
+		for _, t := range o.queue.End(ended.ticket, ended, true) {
 			o.hand(t)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(o.pending)) {
-		o.hand(o.pending[k])
+	for _, t := range o.queue.Rest() {
+		o.hand(t)
 	}
 }
 

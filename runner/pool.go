@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/internal/chans"
 )
 
 // JobVars are the variables the pool sets in each job's environment: its
@@ -147,10 +148,11 @@ type Pool struct {
 	clock   pauseClock
 	live    running
 	intake  context.Context
-	// batch is a dry run's results not yet handed on, batchHeld the bytes
-	// of input they hold (dryrun.go).
+	// batch is a dry run's results not yet handed on, batchFrom the bytes
+	// dispatched (goneB) before the first of them (dryrun.go).
 	batch     []*Result
-	batchHeld int64
+	batchFrom int64
+	drySlots  drySlots
 }
 
 // Run takes items until items is closed or intake ends, runs each as a job
@@ -186,7 +188,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 		if len(p.batch) > 0 && len(items) == 0 {
 			p.flushDry() // no item waits: what was rendered goes out before the wait
 		}
-		item, ok, stopped := next(intake, items)
+		item, ok, stopped := chans.Receive(items, intake.Done())
 		if stopped {
 			p.notStartedRest(ticket, items)
 			return nil
@@ -234,24 +236,6 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			defer wg.Done()
 			p.attempts(jobCtx, &j, slot, at, announced)
 		}(j)
-	}
-}
-
-// next takes the next item, or reports that items is closed (ok false) or
-// that intake ended first (stopped).
-func next(intake context.Context, items <-chan input.Item) (item input.Item, ok, stopped bool) {
-	if intake.Err() == nil {
-		select {
-		case item, ok = <-items: // the common case, an item waiting: no select of two
-			return item, ok, false
-		default:
-		}
-	}
-	select {
-	case item, ok = <-items:
-		return item, ok, false
-	case <-intake.Done():
-		return input.Item{}, false, true
 	}
 }
 

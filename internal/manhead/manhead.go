@@ -7,7 +7,6 @@ package manhead
 
 import (
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,15 +14,15 @@ import (
 )
 
 // Write writes c's man page header and first sections to w, as cobra/doc
-// makes them, dated date and sourced "fan VERSION" ("fan" when version is
-// "": the page is kept in the repository, and a binary's version is only
-// known when it is built).
-func Write(c *cobra.Command, version string, date time.Time, w io.Writer) error {
+// makes them, dated date and sourced "fan", with no version: the page is
+// kept in the repository, and a binary's version is only known when it is
+// built.
+func Write(c *cobra.Command, date time.Time, w io.Writer) error {
 	return doc.GenMan(c, &doc.GenManHeader{
 		Title:   "FAN",
 		Section: "1",
 		Date:    &date,
-		Source:  strings.TrimSpace("fan " + version),
+		Source:  "fan",
 		Manual:  "User Commands",
 	}, w)
 }

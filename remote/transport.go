@@ -1,0 +1,30 @@
+package remote
+
+import (
+	"errors"
+
+	"github.com/fan-run/fan/runner"
+)
+
+// transport wraps err as a failure to reach h's host.
+func (h *Host) transport(err error) error {
+	return &runner.TransportError{Host: h.login.String(), Err: err}
+}
+
+// isTransport reports whether err is a failure to reach a host (a
+// *runner.TransportError) rather than the failure of what ran there.
+func isTransport(err error) bool {
+	var te *runner.TransportError
+	return errors.As(err, &te)
+}
+
+// transportCause is what kept a host from being reached, when err is a
+// *runner.TransportError, without the host's name (for a message that
+// names the host already); else err itself.
+func transportCause(err error) error {
+	var te *runner.TransportError
+	if errors.As(err, &te) {
+		return te.Err
+	}
+	return err
+}
