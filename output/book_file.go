@@ -143,6 +143,22 @@ func BookErrors(err error) []*BookError {
 	return nil
 }
 
+// notBookErrors is what err joins besides book errors (a held block that
+// could not be read back, say), or nil.
+func notBookErrors(err error) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var rest []error
+		for _, e := range joined.Unwrap() {
+			rest = append(rest, notBookErrors(e))
+		}
+		return errors.Join(rest...)
+	}
+	if be := (*BookError)(nil); errors.As(err, &be) {
+		return nil
+	}
+	return err
+}
+
 // Close closes the file. With keep (the run got under way), a file nothing
 // was written to is emptied: this run's record is empty. Without, it is
 // left as it was before the run, or removed if fan made it.

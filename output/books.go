@@ -116,12 +116,11 @@ func OpenBooks(c BooksConfig, stdin io.Reader, stdout *os.File) (*Books, error) 
 		b.Joblog = j
 	}
 	if c.Failures != "" {
-		f, err := CreateFailures(c.Failures, c.Delim, c.PerJob)
+		f, err := CreateFailures(c.Failures, c.Delim, c.PerJob, c.TmpDir)
 		if err != nil {
 			b.Close(false)
 			return nil, fmt.Errorf("--failures: cannot write %q: %v (check the path)", c.Failures, pathmsg.Bare(err))
 		}
-		f.order.hold.Dir = c.TmpDir
 		b.Failures = f
 	}
 	if table {

@@ -1,9 +1,11 @@
 package output
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -43,5 +45,29 @@ func TestBooksSkip(t *testing.T) {
 	b.failed = true
 	if !b.Skip(1) || b.Skip(2) || b.Skip(3) {
 		t.Error("--resume-failed: want job 1 skipped, not 2 or 3")
+	}
+}
+
+// A failed book and fan's own failure joined: the book's goes to the list
+// of books, the other is not lost with it.
+func TestNotBookErrors(t *testing.T) {
+	book := &BookError{What: "the joblog", Path: "log", Err: syscall.ENOSPC}
+	read := errors.New("cannot read a held block back")
+	for _, c := range []struct {
+		err  error
+		want error
+	}{
+		{book, nil},
+		{read, read},
+		{errors.Join(book, read), read},
+		{errors.Join(errors.Join(read), book), read},
+	} {
+		got := notBookErrors(c.err)
+		if (got == nil) != (c.want == nil) || got != nil && !errors.Is(got, c.want) {
+			t.Errorf("notBookErrors(%v) = %v, want %v", c.err, got, c.want)
+		}
+		if n := len(BookErrors(c.err)); (n == 1) != errors.Is(c.err, book) {
+			t.Errorf("BookErrors(%v) has %d", c.err, n)
+		}
 	}
 }

@@ -65,13 +65,15 @@ func FailuresRecord(path string) string { return path + ".jsonl" }
 
 // CreateFailures opens path and path.jsonl for a run's failures, to be
 // replaced when the run begins to write them (see bookFile). perJob is the
-// number of records a full job takes.
-func CreateFailures(path string, delim []byte, perJob int) (*Failures, error) {
+// number of records a full job takes; failed blocks waiting for those
+// before them are held in tmpDir ("" for the system's temporary
+// directory).
+func CreateFailures(path string, delim []byte, perJob int, tmpDir string) (*Failures, error) {
 	f, err := openBook(path, "the failures file", false)
 	if err != nil {
 		return nil, err
 	}
-	fl := &Failures{delim: delim, perJob: perJob, f: f, order: newBlockOrder("")}
+	fl := &Failures{delim: delim, perJob: perJob, f: f, order: newBlockOrder(tmpDir)}
 	if f.special {
 		// Failures sent to a device or a pipe (/dev/stderr) have no
 		// record beside them: /dev/stderr.jsonl would be a stray file.

@@ -488,9 +488,11 @@ func (s *Sink) book(r *runner.Result) {
 // after the first failure of any, the run starts no new job
 // (OnBookError). The books that failed are joined in bookErr.
 func (s *Sink) unbooked(err error, lost ...LostRecord) {
+	if other := notBookErrors(err); other != nil {
+		s.fail(other) // fan's own failure, not a book's
+	}
 	books := BookErrors(err)
 	if len(books) == 0 {
-		s.fail(err)
 		return
 	}
 	for _, be := range books {
