@@ -91,9 +91,11 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		Short:   "run jobs in parallel: a fast, safe xargs -P and GNU parallel",
 		Long:    longHelp,
 		Example: exampleHelp(),
-		Version: buildVersion(),
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if v, _ := c.Flags().GetBool("version"); v {
+				return printVersion(c)
+			}
 			if err := refuseEmpty(c.Flags(), o.Xargs); err != nil {
 				return err
 			}
@@ -118,7 +120,6 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		DisableFlagsInUseLine: true,
 	}
 	c.CompletionOptions.DisableDefaultCmd = true
-	c.SetVersionTemplate("fan {{.Version}}\n")
 	c.SetOut(streams.Out)
 	c.SetErr(streams.Err)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
