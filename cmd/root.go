@@ -23,7 +23,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	}
 	status := 0
 	env := Env(os.Environ())
-	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr}, env, func(cfg *Config) error {
+	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr, catch: true}, env, func(cfg *Config) error {
 		status = report(cfg, run(cfg))
 		return nil
 	})
@@ -105,6 +105,13 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 			if err := o.takeArgs(args); err != nil {
 				return err
 			}
+			var sigs *signalCatch
+			if streams.catch && !o.Sem.On {
+				// Caught while the options are checked and the run set
+				// up, off the way to the first job (signalCatch).
+				sigs = catchSignals(o.Xargs)
+				defer sigs.release()
+			}
 			cfg, err := check(o, streams, env, c.Flags().Changed)
 			if err != nil {
 				var ue *usageError
@@ -113,6 +120,7 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 				}
 				return err
 			}
+			cfg.signals = sigs
 			return runF(cfg)
 		},
 		SilenceErrors:         true,
