@@ -2,7 +2,6 @@ package main
 
 import (
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,12 +24,7 @@ func TestVersionNamesCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "fan")
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(bin, "--version").Output()
+	out, err := exec.Command(buildFan(t, "-buildvcs=true"), "--version").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,9 @@ type Config struct {
 	columns    []string         // the names --header read, column n's at n-1
 	shellPath  string           // the shell of jobs that need one
 	functions  map[string]bool
+	// signals are the run's, caught since the command line was read
+	// (catchSignals); nil until RunE sets them, and for --semaphore.
+	signals *signalCatch
 	// warn says a problem found while jobs run (the procfile's) through
 	// the sink, once the run has one.
 	warn func(string)

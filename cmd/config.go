@@ -171,7 +171,7 @@ func splitOptions(probe *pflag.FlagSet, args []string) (opts, rest []string, err
 // addConfigFlags registers -J and --plain, which withDefaults reads before
 // the other flags are parsed.
 func addConfigFlags(f *pflag.FlagSet, o *Options) {
-	f.StringArrayVarP(&o.Profiles, "profile", "J", nil, "read default options from `PROFILE` (~/.parallel/PROFILE, or a path), in place of ~/.parallel/config; repeatable")
+	stringArrayVar(f, &o.Profiles, "profile", "J", "read default options from `PROFILE` (~/.parallel/PROFILE, or a path), in place of ~/.parallel/config; repeatable")
 	f.BoolVar(&o.Plain, "plain", false, "ignore ~/.parallel/config, -J, $PARALLEL and FAN_OPTS")
 }
 

@@ -27,4 +27,7 @@ func (e Env) Get(name string) string {
 type Streams struct {
 	In       io.Reader
 	Out, Err *os.File
+	// catch: the run catches its signals as soon as the command line is
+	// read (signalCatch); Main's does, a test's command need not.
+	catch bool
 }

@@ -27,7 +27,7 @@ func addFlags(f *pflag.FlagSet, o *Options) {
 
 // addInputFlags: where items come from and how they are split and batched.
 func addInputFlags(f *pflag.FlagSet, o *Options) {
-	f.StringArrayVarP(&o.Input.ArgFiles, "arg-file", "a", nil, "read items from `FILE` (- is stdin); repeatable")
+	stringArrayVar(f, &o.Input.ArgFiles, "arg-file", "a", "read items from `FILE` (- is stdin); repeatable")
 	f.BoolVarP(&o.Input.Null, "null", "0", false, "items end with a NUL byte, not a newline")
 	f.StringVarP(&o.Input.Delimiter, "delimiter", "d", "", "items end with `DELIM` (\\n \\t \\0 \\\\ \\xHH understood)")
 	regexpVarP(f, &o.Input.Colsep, "colsep", "C", "split each item into columns {1} {2} ... at `REGEX` (and trim them: see --trim)")

@@ -46,16 +46,16 @@ const defaultHostTimeout = 5 * time.Minute
 // addRemoteFlags: running jobs on other hosts.
 func addRemoteFlags(f *pflag.FlagSet, o *Options) {
 	r := &o.Remote
-	f.StringArrayVarP(&r.Logins, "sshlogin", "S", nil, "run jobs on the hosts `[N/]LOGIN[,...]` over ssh (N/: job slots there; : is this machine); repeatable")
-	f.StringArrayVar(&r.LoginFiles, "sshloginfile", nil, "read logins from `FILE`, one a line, and again when it changes (.. is ~/.parallel/sshloginfile, or in $PARALLEL_HOME; - is stdin; also --slf); repeatable")
+	stringArrayVar(f, &r.Logins, "sshlogin", "S", "run jobs on the hosts `[N/]LOGIN[,...]` over ssh (N/: job slots there; : is this machine); repeatable")
+	stringArrayVar(f, &r.LoginFiles, "sshloginfile", "", "read logins from `FILE`, one a line, and again when it changes (.. is ~/.parallel/sshloginfile, or in $PARALLEL_HOME; - is stdin; also --slf); repeatable")
 	f.StringVar(&r.SSH, "ssh", "", "reach the hosts with `CMD` instead of ssh (default: $PARALLEL_SSH, else ssh)")
-	f.StringArrayVar(&r.Env, "env", nil, "give remote jobs the variable (or exported bash function) `NAME` of fan's environment; repeatable (local jobs have all of it)")
+	stringArrayVar(f, &r.Env, "env", "", "give remote jobs the variable (or exported bash function) `NAME` of fan's environment; repeatable (local jobs have all of it)")
 	f.BoolVar(&r.Transfer, "transfer", false, "copy each job's input file {} to its host before it runs (--transferfile {})")
-	f.StringArrayVar(&r.TransferFiles, "transferfile", nil, "copy `FILE` (it may hold {} and the like) to the job's host before it runs (also --tf); repeatable")
-	f.StringArrayVar(&r.Return, "return", nil, "copy `FILE` (it may hold {}) back from the job's host when it has ended; repeatable")
+	stringArrayVar(f, &r.TransferFiles, "transferfile", "", "copy `FILE` (it may hold {} and the like) to the job's host before it runs (also --tf); repeatable")
+	stringArrayVar(f, &r.Return, "return", "", "copy `FILE` (it may hold {}) back from the job's host when it has ended; repeatable")
 	f.BoolVar(&r.Cleanup, "cleanup", false, "remove the files of --transfer and --return from the host once the job is done")
-	f.StringArrayVar(&r.TRC, "trc", nil, "--transfer --return `FILE` --cleanup; repeatable")
-	f.StringArrayVar(&r.Base, "basefile", nil, "copy `FILE` to each host once, before its first job, into --workdir or the login's home (removed at the end with --cleanup; also --bf); repeatable")
+	stringArrayVar(f, &r.TRC, "trc", "", "--transfer --return `FILE` --cleanup; repeatable")
+	stringArrayVar(f, &r.Base, "basefile", "", "copy `FILE` to each host once, before its first job, into --workdir or the login's home (removed at the end with --cleanup; also --bf); repeatable")
 	f.BoolVar(&r.OnAll, "onall", false, "run every item on every host: one job per host runs them there in turn (up to -j hosts at once, all without -j); its output comes whole, --tag names the host, the exit status counts the hosts where a job failed")
 	f.BoolVar(&r.NonAll, "nonall", false, "run the command once on every host, with no argument and no input (as --onall)")
 	f.BoolVar(&r.FilterHosts, "filter-hosts", false, "before the first job, try every host and drop for the run those that cannot be reached (each named on stderr)")

@@ -23,7 +23,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr *os.File) int {
 	}
 	status := 0
 	env := Env(os.Environ())
-	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr}, env, func(cfg *Config) error {
+	c := NewCommand(Streams{In: stdin, Out: stdout, Err: stderr, catch: true}, env, func(cfg *Config) error {
 		status = report(cfg, run(cfg))
 		return nil
 	})
@@ -91,9 +91,11 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		Short:   "run jobs in parallel: a fast, safe xargs -P and GNU parallel",
 		Long:    longHelp,
 		Example: exampleHelp(),
-		Version: buildVersion(),
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if v, _ := c.Flags().GetBool("version"); v {
+				return printVersion(c)
+			}
 			if err := refuseEmpty(c.Flags(), o.Xargs); err != nil {
 				return err
 			}
@@ -103,6 +105,13 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 			if err := o.takeArgs(args); err != nil {
 				return err
 			}
+			var sigs *signalCatch
+			if streams.catch && !o.Sem.On {
+				// Caught while the options are checked and the run set
+				// up, off the way to the first job (signalCatch).
+				sigs = catchSignals(o.Xargs)
+				defer sigs.release()
+			}
 			cfg, err := check(o, streams, env, c.Flags().Changed)
 			if err != nil {
 				var ue *usageError
@@ -111,6 +120,7 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 				}
 				return err
 			}
+			cfg.signals = sigs
 			return runF(cfg)
 		},
 		SilenceErrors:         true,
@@ -118,7 +128,6 @@ func NewCommand(streams Streams, env Env, runF RunFunc) *cobra.Command {
 		DisableFlagsInUseLine: true,
 	}
 	c.CompletionOptions.DisableDefaultCmd = true
-	c.SetVersionTemplate("fan {{.Version}}\n")
 	c.SetOut(streams.Out)
 	c.SetErr(streams.Err)
 	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {

@@ -74,6 +74,10 @@ func run(c *Config) outcome {
 	if c.sem != nil {
 		return runSemaphore(c)
 	}
+	if c.signals == nil { // not caught as the command line was read (RunE)
+		c.signals = catchSignals(c.Xargs)
+		defer c.signals.release()
+	}
 	failed := func(err error) outcome { return outcome{err: err, xargs: c.Xargs} }
 	stdin, stderr := c.Streams.In, c.Streams.Err
 	term := c.display()
@@ -212,11 +216,12 @@ func run(c *Config) outcome {
 		}
 	}
 	drain := newDrain(c, pool, notify, st)
-	var caught sync.WaitGroup // the signals, caught while the run sets up
-	pool.Ready = caught.Wait
-	defer watchSignals(drain, &caught)()
-	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream, &caught)()
-	defer watchStops(pool, &caught)()
+	sigs := c.signals
+	pool.Ready = sigs.ready // no job before every signal is caught and watched
+	sigs.take()
+	defer watchSignals(drain, sigs.drain)()
+	defer watchStatus(c, &status{pool: pool, slots: slots, counted: &counted, jobs: pool.Jobs, unlimited: c.jobs == 0}, stream, sigs.status)()
+	defer watchStops(pool, sigs.tstp, sigs.cont)()
 
 	readErr := make(chan error, 1)
 	go func() {

@@ -3,8 +3,6 @@ package cmd
 import (
 	"fmt"
 	"os"
-	"os/signal"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -198,29 +196,14 @@ func jobs(n int) string {
 	return fmt.Sprintf("%d running jobs", n)
 }
 
-// watchSignals routes SIGINT, SIGTERM and SIGHUP to d until the returned
-// function is called. It also turns SIGPIPE into EPIPE on write, so that a
-// closed stdout ends the run cleanly instead of killing fan (and orphaning
-// its jobs).
-//
-// Each signal caught costs a round trip to the Go runtime's signal thread,
-// and as many again to give it back: the watching goroutine catches them
-// while the run goes on setting up, and marks them done in caught, which
-// no job may start before (Pool.Ready: a signal not caught would kill fan
-// and leave its jobs running). They stay caught after the watch stops,
-// until fan exits: nothing after a run needs them back, and a signal that
-// comes then is ignored rather than killing fan before its summary. The
-// other watchers (watchStatus, watchStops) do the same.
-func watchSignals(d *drain, caught *sync.WaitGroup) (stop func()) {
-	sigs := make(chan os.Signal, 4)
+// watchSignals routes the drain's signals, SIGINT, SIGTERM and SIGHUP as
+// sigs gives them (signalCatch), to d until the returned function is
+// called.
+func watchSignals(d *drain, sigs <-chan os.Signal) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
-	caught.Add(1)
 	go func() {
 		defer close(finished)
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // before any write
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		caught.Done()
 		d.loop(sigs, done)
 	}()
 	return func() {

@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"os"
-	"os/signal"
-	"sync"
 	"syscall"
 
 	"github.com/fan-run/fan/output"
@@ -67,21 +65,12 @@ func (s *status) step(by int, why string) {
 	}
 }
 
-// watchStatus handles SIGUSR1 (and SIGUSR2 under --xargs) until the
-// returned function is called. It catches them off the path to the first
-// job, marking them done in caught, as watchSignals does.
-func watchStatus(c *Config, s *status, stream *runner.Stream, caught *sync.WaitGroup) (stop func()) {
-	sigs := make(chan os.Signal, 4)
+// watchStatus handles SIGUSR1 (and SIGUSR2 under --xargs), as sigs gives
+// them (signalCatch), until the returned function is called.
+func watchStatus(c *Config, s *status, stream *runner.Stream, sigs <-chan os.Signal) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
-	caught.Add(1)
 	go func() {
 		defer close(finished)
-		if c.Xargs {
-			signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
-		} else {
-			signal.Notify(sigs, syscall.SIGUSR1)
-		}
-		caught.Done()
 		for {
 			select {
 			case <-done:
@@ -101,6 +90,6 @@ func watchStatus(c *Config, s *status, stream *runner.Stream, caught *sync.WaitG
 	}()
 	return func() {
 		close(done)
-		<-finished // the signals stay caught, as watchSignals's do
+		<-finished // the signals stay caught (signalCatch)
 	}
 }

@@ -2,9 +2,6 @@ package cmd
 
 import (
 	"os"
-	"os/signal"
-	"sync"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,27 +16,20 @@ type suspender interface {
 // them, as GNU parallel does. The jobs are not in the terminal's foreground
 // process group, so the terminal's SIGTSTP reaches fan alone: fan passes it
 // on to every job's group, then stops itself. It watches until the returned
-// function is called. A fan started with SIGTSTP ignored leaves it ignored.
+// function is called, as tstp and cont give the signals (signalCatch). A
+// fan started with SIGTSTP ignored leaves it ignored (tstp is nil).
 //
 // fan stops itself with SIGSTOP: once Go's runtime has caught SIGTSTP it
 // keeps its handler even after signal.Reset, and that handler ignores the
 // signal. Some shells therefore report fan as stopped by a signal.
-func watchStops(jobs suspender, caught *sync.WaitGroup) (stop func()) {
-	if signal.Ignored(syscall.SIGTSTP) {
+func watchStops(jobs suspender, tstp, cont <-chan os.Signal) (stop func()) {
+	if tstp == nil {
 		return func() {}
 	}
-	tstp := make(chan os.Signal, 1)
-	cont := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	finished := make(chan struct{})
-	caught.Add(1)
 	go func() {
 		defer close(finished)
-		// Off the path to the first job, as watchSignals catches its
-		// signals.
-		signal.Notify(tstp, syscall.SIGTSTP)
-		signal.Notify(cont, syscall.SIGCONT)
-		caught.Done()
 		for {
 			select {
 			case <-done:
@@ -67,6 +57,6 @@ func watchStops(jobs suspender, caught *sync.WaitGroup) (stop func()) {
 	}()
 	return func() {
 		close(done)
-		<-finished // the signals stay caught, as watchSignals's do
+		<-finished // the signals stay caught (signalCatch)
 	}
 }

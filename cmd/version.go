@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"fmt"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // version says which fan this is, from what the Go toolchain recorded in the
@@ -49,4 +52,19 @@ func version(info *debug.BuildInfo, ok bool) string {
 // buildVersion is fan's version as this binary records it (see version).
 func buildVersion() string {
 	return version(debug.ReadBuildInfo())
+}
+
+// printVersion answers --version: "fan VERSION" on c's output. fan prints
+// it itself rather than through cobra's Command.Version, whose "fan
+// VERSION" form needs a version template: any template links
+// text/template, whose reflection keeps every exported method of every
+// type in the binary (the progress bar's HTTP server, and with it net/http
+// and crypto/tls), 4 MB more to map and fault in on every start. A write
+// error is shown and returned as cobra did.
+func printVersion(c *cobra.Command) error {
+	_, err := fmt.Fprintf(c.OutOrStdout(), "fan %s\n", buildVersion())
+	if err != nil {
+		c.Println(err)
+	}
+	return err
 }

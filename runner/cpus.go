@@ -2,9 +2,9 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"io/fs"
 	"math"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -98,7 +98,7 @@ func readCgroups(fsys fs.FS) *cgroups {
 // hostCgroups are this machine's cgroups, read the first time they are
 // needed: the CPU count and the task limit both look, and a run does not
 // move fan to another cgroup.
-var hostCgroups = sync.OnceValue(func() *cgroups { return readCgroups(os.DirFS("/")) })
+var hostCgroups = sync.OnceValue(func() *cgroups { return readCgroups(hostFS{}) })
 
 // dirs lists the directories of fan's cgroup and its ancestors, as paths
 // in g.fsys, where the controller's files are: for cgroup v2, and for v1's
@@ -195,14 +195,16 @@ func hasWord(list, w string) bool {
 	return false
 }
 
+// readLines is the lines of the file name of fsys, nil when it cannot be
+// read. The file is read whole (fs.ReadFile: hostFS reads it with three
+// system calls).
 func readLines(fsys fs.FS, name string) []string {
-	f, err := fsys.Open(name)
+	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var lines []string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
