@@ -12,11 +12,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Spool lends the files that jobs write their output into: anonymous files
-// in a temporary directory, unlinked from the moment they exist, so nothing
-// is left behind whatever happens to fan. Job output never passes through
-// fan's memory; it is copied from the file to stdout by the kernel. Files
-// are reused once written out. Spool is safe for concurrent use.
+// Spool lends the files that jobs' output is kept in: memory files
+// (memfd) within a budget of bytes (spool_memory.go), and beyond it spool
+// files, anonymous files in a temporary directory, unlinked from the
+// moment they exist, so nothing is left behind whatever happens to fan.
+// Job output never passes through fan's own buffers; the kernel moves it
+// from a job's pipe into the file and from the file to stdout. Files are
+// reused once written out. Spool is safe for concurrent use.
 type Spool struct {
 	dir  string
 	keep int // how many empty files to keep for reuse
@@ -28,6 +30,8 @@ type Spool struct {
 
 	warm    chan struct{} // closed when Warm's files are made
 	warmErr error         // what stopped Warm, read after warm is closed
+
+	mem *memory // the memory files (spool_memory.go)
 }
 
 // NewSpool returns a Spool creating its files in dir ("" means $TMPDIR or
@@ -36,7 +40,7 @@ func NewSpool(dir string, keep int) *Spool {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return &Spool{dir: dir, keep: keep, creating: make(chan struct{}, spoolCreators)}
+	return &Spool{dir: dir, keep: keep, creating: make(chan struct{}, spoolCreators), mem: newMemory(JobMemory, TotalMemory)}
 }
 
 // spoolCreators is how many spool files are made at once, at most. Making
@@ -96,8 +100,13 @@ func (s *Spool) Get() (*os.File, error) {
 }
 
 // Put implements runner.Spool: the file is emptied and kept for reuse, or
-// closed when enough are kept already.
+// closed when enough are kept already. A memory file's bytes go back to
+// the memory budget.
 func (s *Spool) Put(f *os.File) {
+	if f.Name() == memoryName {
+		s.putMemory(f)
+		return
+	}
 	// Files come back here with output in them (empty ones go through
 	// PutEmpty), so truncate without asking the size first.
 	if f.Truncate(0) != nil {
@@ -142,9 +151,10 @@ func (s *Spool) Full() bool {
 // Dir is the directory the spool makes its files in.
 func (s *Spool) Dir() string { return s.dir }
 
-// Close closes every file kept for reuse.
+// Close closes every file kept for reuse, spool and memory files.
 func (s *Spool) Close() {
 	s.Ready()
+	s.mem.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.free {
