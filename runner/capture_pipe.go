@@ -72,12 +72,12 @@ type pipeCapture struct {
 	done  chan struct{}
 
 	// Owned by the capture's goroutine until done is closed.
-	f       *os.File // the memory or spool file; nil until bytes arrive
-	mem     bool     // f is a memory file
-	n       int64    // bytes in f
-	failed  error    // why output could not be kept; the rest is dropped
+	f        *os.File // the memory or spool file; nil until bytes arrive
+	mem      bool     // f is a memory file
+	n        int64    // bytes in f
+	failed   error    // why output could not be kept; the rest is dropped
 	noSplice bool     // f takes no splice: bytes are copied through buf
-	buf     [512]byte
+	buf      [512]byte
 }
 
 // newJobCapture makes the pipes of an attempt's stdout (unless direct) and
