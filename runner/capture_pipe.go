@@ -132,18 +132,25 @@ func (j *jobCapture) stdout() *os.File {
 
 func (j *jobCapture) stderr() *os.File { return j.err.w }
 
-// end closes fan's write ends, waits up to captureGrace for the reads to
-// see end of file, takes what is left in the pipes without waiting, and
-// closes them. It is called once the job's processes are gone (or it
-// never started), and may be called again.
-func (j *jobCapture) end() {
-	cs := [2]*pipeCapture{j.out, j.err}
-	for _, c := range cs {
+// started closes fan's copies of the write ends once a job of this
+// machine has started: its processes hold their own. A remote executor
+// writes into them until Wait returns; then end closes them.
+func (j *jobCapture) started() {
+	for _, c := range [2]*pipeCapture{j.out, j.err} {
 		if c != nil && c.w != nil {
 			c.w.Close()
 			c.w = nil
 		}
 	}
+}
+
+// end closes fan's write ends, waits up to captureGrace for the reads to
+// see end of file, takes what is left in the pipes without waiting, and
+// closes them. It is called once the job's processes are gone (or it
+// never started), and may be called again.
+func (j *jobCapture) end() {
+	j.started()
+	cs := [2]*pipeCapture{j.out, j.err}
 	var grace *time.Timer
 	expired := false
 	for _, c := range cs {

@@ -97,6 +97,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	fed.started(err == nil)
 	if err == nil {
 		bf.started()
+		if _, local := slot.Exec.(*Local); local && jc != nil {
+			jc.started() // the job's processes hold their own ends
+		}
 	}
 	if err != nil {
 		p.running.Add(-1)
