@@ -56,9 +56,19 @@ const spoolCreators = 8
 // Warm makes n files in the background, for the first Gets: making a file
 // can take a millisecond where the directory's file system is busy, and a
 // run has other things to set up meanwhile. Ready waits for them. It is
-// called at most once, before any Get.
+// called at most once, before any Get. With n 0 it makes none, and only
+// checks at once that files can be made in the directory (it is one, and
+// fan may write there): grouped output makes spool files only for output
+// that outgrows its memory budget, which most runs never do.
 func (s *Spool) Warm(n int) {
 	s.warm = make(chan struct{})
+	if n == 0 {
+		if err := unix.Access(s.dir, unix.W_OK|unix.X_OK); err != nil {
+			s.warmErr = &os.PathError{Op: "create temporary file in", Path: s.dir, Err: err}
+		}
+		close(s.warm)
+		return
+	}
 	go func() {
 		defer close(s.warm)
 		for range n {
