@@ -1,6 +1,7 @@
 // Package output is fan's output stage: the only place that writes to
-// stdout and stderr. It orders and groups job output, and lends jobs the
-// spool files their output is captured in.
+// stdout and stderr. It orders and groups job output, and lends the
+// memory and spool files job output is captured in, within the memory
+// budget the design asks for (spool_memory.go).
 package output
 
 import (

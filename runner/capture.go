@@ -10,12 +10,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Capture: a job's stdout and stderr go into files lent by a Spool, so that
-// output can be grouped (written whole when the job ends, or in input order
-// with -k) without passing through fan's memory. What does not fit the
-// page cache spills to disk on its own; the files are unlinked temporary
-// files, so nothing is left behind. "Spilled output" is output held in
-// these files.
+// Capture: a job's stdout and stderr are kept in files lent by a Spool, so
+// that output can be grouped (written whole when the job ends, or in input
+// order with -k) without passing through fan's own buffers. With a
+// MemorySpool the job writes into pipes, and what comes is moved into
+// memory files up to the spool's budget and into spool files beyond it
+// (capture_pipe.go); otherwise (--line-buffer, whose output the sink reads
+// from the files as it grows) the job writes into spool files itself.
+// Spool files are unlinked temporary files, so nothing is left behind.
+// "Spilled output" is output held in them.
 
 // Spool lends the files that jobs write their stdout and stderr into. It
 // must be safe for concurrent use.
