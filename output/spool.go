@@ -36,7 +36,8 @@ type Spool struct {
 }
 
 // NewSpool returns a Spool creating its files in dir ("" means $TMPDIR or
-// /tmp) and keeping up to keep empty files for reuse.
+// /tmp) and keeping up to keep empty files, spool and memory files
+// together, for reuse.
 func NewSpool(dir string, keep int) *Spool {
 	if dir == "" {
 		dir = os.TempDir()
@@ -135,7 +136,7 @@ func (s *Spool) Put(f *os.File) {
 // positioned at its start, which it takes as it is.
 func (s *Spool) PutEmpty(f *os.File) {
 	s.mu.Lock()
-	if len(s.free) < s.keep {
+	if len(s.free)+len(s.mem.free) < s.keep {
 		s.free = append(s.free, f)
 		f = nil
 	}
@@ -165,9 +166,9 @@ func (s *Spool) Dir() string { return s.dir }
 // Close closes every file kept for reuse, spool and memory files.
 func (s *Spool) Close() {
 	s.Ready()
-	s.mem.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mem.close()
 	for _, f := range s.free {
 		f.Close()
 	}

@@ -42,11 +42,12 @@ type memory struct {
 	limit atomic.Int64
 	held  atomic.Int64
 	check sync.Once
-
-	mu    sync.Mutex
-	free  []*os.File
-	none  error // why memfd_create failed: no memory files are made again
 	avail func() (int64, bool)
+
+	// Under the Spool's mu: the spool and memory files kept for reuse
+	// are kept within one count (Spool.keep), as both hold descriptors.
+	free []*os.File
+	none error // why memfd_create failed: no memory files are made again
 }
 
 // newMemory returns the memory files' side of a spool.
@@ -59,15 +60,15 @@ func newMemory(job, total int64) *memory {
 // GetMemory implements runner.MemorySpool.
 func (s *Spool) GetMemory() (*os.File, error) {
 	m := s.mem
-	m.mu.Lock()
+	s.mu.Lock()
 	if n := len(m.free); n > 0 {
 		f := m.free[n-1]
 		m.free = m.free[:n-1]
-		m.mu.Unlock()
+		s.mu.Unlock()
 		return f, nil
 	}
 	none := m.none
-	m.mu.Unlock()
+	s.mu.Unlock()
 	if none != nil {
 		return nil, none
 	}
@@ -75,9 +76,9 @@ func (s *Spool) GetMemory() (*os.File, error) {
 	if err != nil {
 		// ENOSYS on old kernels, EPERM under some seccomp filters: the
 		// answer will not change.
-		m.mu.Lock()
+		s.mu.Lock()
 		m.none = err
-		m.mu.Unlock()
+		s.mu.Unlock()
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), memoryName), nil
@@ -136,21 +137,19 @@ func (s *Spool) putMemory(f *os.File) {
 		return
 	}
 	m := s.mem
-	m.mu.Lock()
-	if len(m.free) < s.keep {
+	s.mu.Lock()
+	if len(m.free)+len(s.free) < s.keep {
 		m.free = append(m.free, f)
 		f = nil
 	}
-	m.mu.Unlock()
+	s.mu.Unlock()
 	if f != nil {
 		f.Close()
 	}
 }
 
-// close closes the memory files kept for reuse.
+// close closes the memory files kept for reuse; the Spool's mu is held.
 func (m *memory) close() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	for _, f := range m.free {
 		f.Close()
 	}
