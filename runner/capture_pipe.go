@@ -77,6 +77,7 @@ type pipeCapture struct {
 	r, w  *os.File // r is non-blocking, on the netpoller; w is the job's
 	rc    syscall.RawConn
 	done  chan struct{}
+	stop  atomic.Bool // end gave up waiting for end of file
 
 	// Owned by the capture's goroutine until done is closed.
 	f        *os.File // the memory or spool file; nil until bytes arrive
@@ -179,7 +180,9 @@ func (j *jobCapture) end() {
 				}
 			}
 			if expired {
-				c.r.SetReadDeadline(time.Now()) // its goroutine takes what is there and stops
+				// Its goroutine takes what is there and stops.
+				c.stop.Store(true)
+				c.r.SetReadDeadline(time.Now())
 				<-c.done
 			}
 		}
@@ -251,14 +254,36 @@ func (c *pipeCapture) run() {
 	defer close(c.done)
 	err := c.rc.Read(func(fd uintptr) bool { return c.move(int(fd)) })
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		c.rc.Control(func(fd uintptr) { c.move(int(fd)) })
+		c.rc.Control(func(fd uintptr) { c.drain(int(fd)) })
+	}
+}
+
+// drain takes what the pipe holds, without waiting: at most a pipeful,
+// as a process writing into it still could refill it for ever.
+func (c *pipeCapture) drain(fd int) {
+	size, err := unix.FcntlInt(uintptr(fd), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		size = captureChunk
+	}
+	for moved := 0; moved < size; {
+		n, err := c.step(fd)
+		switch {
+		case n > 0:
+			moved += n
+		case err == unix.EINTR:
+		case err == nil || err == unix.EAGAIN:
+			return
+		default:
+			c.fail(err)
+		}
 	}
 }
 
 // move moves what the pipe holds now; it reports false when the pipe is
-// empty and still open for writing (wait), true at end of file.
+// empty and still open for writing (wait), or when end gave up waiting
+// (the read then fails with its deadline), true at end of file.
 func (c *pipeCapture) move(fd int) bool {
-	for {
+	for !c.stop.Load() {
 		n, err := c.step(fd)
 		switch {
 		case n > 0 || err == unix.EINTR:
@@ -270,6 +295,7 @@ func (c *pipeCapture) move(fd int) bool {
 			c.fail(err)
 		}
 	}
+	return false
 }
 
 // step moves one piece: into a memory file within the budgets, otherwise

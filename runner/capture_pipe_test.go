@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	osexec "os/exec"
@@ -254,4 +255,27 @@ func cmdOutput(t *testing.T, name string, args ...string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A process that escaped the job's group and writes without end does not
+// keep fan taking its output: the job ends within captureGrace and a
+// last pipeful.
+func TestCaptureEscapedWriter(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20}
+	pid := t.TempDir() + "/pid"
+	start := time.Now()
+	r := runLines(t, sp, 1, "setsid sh -c 'echo $$ > "+pid+"; exec yes' & while [ ! -s "+pid+" ]; do sleep 0.01; done; sleep 0.1")[1]
+	took := time.Since(start)
+	if b, err := os.ReadFile(pid); err == nil {
+		var p int
+		if _, err := fmt.Sscan(string(b), &p); err == nil {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	if r.Stdout != nil {
+		sp.Put(r.Stdout) // yes, for a while
+	}
+	if took > 5*time.Second {
+		t.Fatalf("the job took %v to end: its escaped writer held it", took)
+	}
 }
