@@ -80,13 +80,14 @@ type pipeCapture struct {
 	stop  atomic.Bool // end gave up waiting for end of file
 
 	// Owned by the capture's goroutine until done is closed.
-	f        *os.File // the memory or spool file; nil until bytes arrive
-	mem      bool     // f is a memory file
-	n        int64    // bytes in f
-	failed   error    // why output could not be kept; the rest is dropped
-	noSplice bool     // f takes no splice: bytes are copied through buf
-	grown    bool     // the pipe was asked to grow to spillPipeSize
-	buf      [512]byte
+	f        *os.File  // the memory or spool file; nil until bytes arrive
+	mem      bool      // f is a memory file
+	n        int64     // bytes in f
+	failed   error     // why output could not be kept; the rest is dropped
+	noSplice bool      // f takes no splice: bytes are copied through scratch
+	grown    bool      // the pipe was asked to grow to spillPipeSize
+	first    [256]byte // the first bytes: most jobs' whole output
+	scratch  []byte    // for copying, when splice cannot be used
 }
 
 // newJobCapture makes the pipes of an attempt's stdout (unless direct) and
@@ -304,15 +305,15 @@ func (c *pipeCapture) move(fd int) bool {
 func (c *pipeCapture) step(fd int) (int, error) {
 	switch {
 	case c.failed != nil:
-		return unix.Read(fd, c.buf[:])
+		return unix.Read(fd, c.buffer())
 	case c.f == nil:
 		// The first bytes are read here, so that no file is taken for a
 		// stream that stays empty.
-		n, err := unix.Read(fd, c.buf[:])
+		n, err := unix.Read(fd, c.first[:])
 		if n <= 0 {
 			return n, err
 		}
-		if err := c.keepFirst(c.buf[:n]); err != nil {
+		if err := c.keepFirst(c.first[:n]); err != nil {
 			c.fail(err)
 		}
 		return n, nil
@@ -433,16 +434,26 @@ func (c *pipeCapture) toSpool(fd int) (int, error) {
 		}
 		c.noSplice = true
 	}
-	n, err := unix.Read(fd, c.buf[:])
+	b := c.buffer()
+	n, err := unix.Read(fd, b)
 	if n <= 0 {
 		return n, err
 	}
-	w, err := c.f.Write(c.buf[:n])
+	w, err := c.f.Write(b[:n])
 	c.n += int64(w)
 	if err != nil {
 		return 0, err
 	}
 	return n, nil
+}
+
+// buffer is the buffer for copying what splice cannot move, and for
+// reading what is dropped after a failure; made when first needed.
+func (c *pipeCapture) buffer() []byte {
+	if c.scratch == nil {
+		c.scratch = make([]byte, captureChunk)
+	}
+	return c.scratch
 }
 
 // fail notes that the stream's output cannot be kept; what it holds is
