@@ -322,7 +322,11 @@ func (c *pipeCapture) step(fd int) (int, error) {
 			n, err := unix.Splice(fd, nil, int(c.f.Fd()), nil, int(got), unix.SPLICE_F_NONBLOCK)
 			c.unreserve(got - max(int64(n), 0))
 			c.n += max(int64(n), 0)
-			return int(n), err
+			if err != unix.ENOMEM && err != unix.ENOSPC {
+				return int(n), err
+			}
+			// The memory file cannot grow (a memory cgroup at its
+			// limit): on to a spool file.
 		}
 		if err := c.spill(); err != nil {
 			return 0, err
