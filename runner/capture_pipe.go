@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"os"
@@ -204,7 +205,7 @@ func (j *jobCapture) results() (out, errf *os.File, size int64, err error) {
 	j.taken = true
 	out, n1, e1 := j.out.result()
 	errf, n2, e2 := j.err.result()
-	return out, errf, n1 + n2, cmpOr(e1, e2)
+	return out, errf, n1 + n2, cmp.Or(e1, e2)
 }
 
 // release ends a capture whose results are not wanted (the job did not
@@ -221,14 +222,6 @@ func (j *jobCapture) release() {
 			c.f = nil
 		}
 	}
-}
-
-// cmpOr is the first error that is not nil.
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // result is what the capture kept, its file rewound.
