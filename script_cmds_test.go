@@ -42,9 +42,10 @@ import (
 //	                        (state T); with !, until it is running again
 //	spooled [-max N] DIR    the last background command (which must be fan
 //	                        itself, not a shell around it) holds open files
-//	                        in DIR that are all unlinked, and DIR has no
-//	                        entries: spool files leave nothing behind; with
-//	                        -max, those files hold N bytes at most in all
+//	                        in DIR or memory files (memfd), those in DIR all
+//	                        unlinked, and DIR has no entries: spool files
+//	                        leave nothing behind; with -max, those files
+//	                        hold N bytes at most in all
 //	pidscgroup N            make a pids cgroup allowing N tasks, removed at
 //	                        the end, and set $CGROUP to its directory: a
 //	                        shell that writes its pid ($$) to
@@ -336,6 +337,14 @@ func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
 	held, bytes := 0, int64(0)
 	for _, fd := range fds {
 		target, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
+		if err == nil && strings.HasPrefix(target, "/memfd:") {
+			// Output held in memory, before it spills to DIR.
+			held++
+			if st, err := os.Stat(filepath.Join(fdDir, fd.Name())); err == nil {
+				bytes += st.Size()
+			}
+			continue
+		}
 		if err != nil || !strings.HasPrefix(target, dir+"/") {
 			continue
 		}
@@ -348,15 +357,15 @@ func cmdSpooled(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	if held == 0 {
-		ts.Fatalf("fan holds no file in %s", args[0])
+		ts.Fatalf("fan holds no file in %s, nor in memory", args[0])
 	}
 	entries, err := os.ReadDir(dir)
 	ts.Check(err)
 	if len(entries) > 0 {
 		ts.Fatalf("%s holds %s", args[0], entries[0].Name())
 	}
-	ts.Logf("fan holds %d unlinked files in %s, %d bytes in all", held, args[0], bytes)
+	ts.Logf("fan holds %d unlinked files in %s and memory files, %d bytes in all", held, args[0], bytes)
 	if limit >= 0 && bytes > limit {
-		ts.Fatalf("fan holds %d bytes in %s, more than %d", bytes, args[0], limit)
+		ts.Fatalf("fan holds %d bytes in %s and memory files, more than %d", bytes, args[0], limit)
 	}
 }

@@ -27,8 +27,9 @@
 #            vs the Go floor for one job (bench/emptygo/onejob: the same
 #            packages, one command run through os/exec), itself vs xargs
 #   W1go     fan -n0 /bin/true vs Go's os/exec loop (shared golimit), paired
-#   W3hold   peak spool bytes of 8 x W3_BYTES at -j2 into a reader stalled
-#            for 3 s, every W3 mode, fan and GNU parallel
+#   W3hold   peak output held (spool files in $TMPDIR plus memory files) of
+#            8 x W3_BYTES at -j2 into a reader stalled for 3 s, every W3
+#            mode, fan and GNU parallel
 #   scale    1,000,000 items: fan --dry-run (vs sed printing the same
 #            lines) and fan -X true (vs xargs true), with peak RSS
 #   AUTOsleep AUTOcpu AUTOmem  -j auto against fixed -j (see auto.sh)
@@ -244,8 +245,8 @@ w5() {
 }
 
 # the output hold: 8 x W3_BYTES at -j2 into a reader that takes nothing for
-# 3 s, in every W3 mode; the peak bytes of spool files the runner holds
-# (sample.py), for fan and GNU parallel
+# 3 s, in every W3 mode; the peak bytes of output the runner holds, in
+# spool files and in memory files (heldpeak.py), for fan and GNU parallel
 w3hold() {
 	local tmp="$RESULTS/w3hold-tmp" mode job keep tool cmd out want peak
 	mkdir -p "$tmp"
@@ -262,14 +263,15 @@ w3hold() {
 			parallel) command -v parallel >/dev/null || continue; cmd="parallel --will-cite -j2 $keep" ;;
 			esac
 			log "W3hold-$mode: $tool"
-			out=$(TMPDIR="$tmp" python3 "$SHARED_BENCH/sample.py" --tmpdir "$tmp" -- \
+			out=$(TMPDIR="$tmp" python3 "$HERE/heldpeak.py" --tmpdir "$tmp" -- \
 				"seq 8 | TMPDIR=$tmp $cmd sh $SHARED_BENCH/jobs/$job $W3_BYTES | (sleep 3; wc -c)")
-			peak=$(echo "$out" | awk -F= '$1=="max_tmp_bytes"{printf "%d", $2/1048576}')
+			# held in all (spool files and memory files), and of it in memory
+			peak=$(echo "$out" | awk -F= '$1=="max_held_bytes"{h=$2} $1=="max_mem_bytes"{m=$2} END{printf "%d(mem %d)", h/1048576, m/1048576}')
 			if [ "$(echo "$out" | head -1)" = "$want" ]; then peak="${peak}MiB ok(bytes)"; else peak="${peak}MiB FAIL(bytes)"; fi
 			if [ $tool = fan ]; then a=$peak; else b=$peak; fi
 		done
 		row "W3hold-$mode" "seq 8 | fan -j2 $keep sh $job $W3_BYTES | (sleep 3; wc -c)" "${a% *}" \
-			"${b:+same with parallel --will-cite -j2 $keep}" "${b% *}" "-" "peak spool: fan ${a#* }, parallel ${b#* }"
+			"${b:+same with parallel --will-cite -j2 $keep}" "${b% *}" "-" "peak held (spool + memory files): fan ${a#* }, parallel ${b#* }"
 	done
 	rm -rf "$tmp"
 }

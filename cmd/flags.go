@@ -99,7 +99,7 @@ func addOutputFlags(f *pflag.FlagSet, o *Options) {
 	escapedVar(f, &o.Output.CTagString, "ctagstring", "as --tagstring `STR`, in color as --ctag")
 	f.StringVar(&o.Output.Results, "results", "", "also save each job's stdout, stderr and exit status under `DIR` (or in files named by DIR, when it holds {}; or as rows of DIR alone, when it ends in .csv, .tsv or .json)")
 	f.BoolVar(&o.Output.Files, "files", false, "keep each job's stdout in a file of its own in --tmpdir (kept until you remove it) and print the file's name instead")
-	f.StringVar(&o.Output.TmpDir, "tmpdir", "", "keep captured job output in `DIR`, and give jobs TMPDIR=DIR (default: $TMPDIR, else /tmp)")
+	f.StringVar(&o.Output.TmpDir, "tmpdir", "", "keep captured job output past what fits in memory in `DIR`, and give jobs TMPDIR=DIR (default: $TMPDIR, else /tmp)")
 }
 
 // addBookkeepingFlags: the records fan keeps of a run.

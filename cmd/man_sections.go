@@ -166,8 +166,9 @@ when set and not empty (as CI services do), no progress bar is shown unless
 \fB\-\-bar\fR asks for one
 .TP
 .B TMPDIR
-where the output of running jobs is kept until it is written (in files
-removed as they are made); /tmp when unset
+where the output of running jobs is kept until it is written, past the
+1 MiB a job (64 MiB in all) kept in memory (in files removed as they are
+made); /tmp when unset
 .TP
 .B PATH
 where the job command's program is looked for (once, before the first job),

@@ -380,18 +380,19 @@ func eventQueue(c *Config) int {
 }
 
 // newSpool makes the spool of grouped output (nil for --ungroup), and
-// starts making the files of the first job: run checks that it could
-// (Spool.Ready) before any job starts.
+// checks that it can make files, with --line-buffer by starting to make
+// the first job's: run asks (Spool.Ready) before any job starts.
 func newSpool(c *Config) *output.Spool {
 	if c.Output.Ungroup {
 		return nil
 	}
-	keep := 2*c.jobs + 8
+	keep, warm := 2*c.jobs+8, 0 // grouped: spool files only for output past the memory budget
 	if c.lineBuffer {
 		keep = 0 // the sink reads a job's files after the pool gives them back
+		warm = 2 // and every job writes into two
 	}
 	spool := output.NewSpool(c.Output.TmpDir, keep)
-	spool.Warm(2)
+	spool.Warm(warm)
 	return spool
 }
 

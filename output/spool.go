@@ -1,6 +1,7 @@
 // Package output is fan's output stage: the only place that writes to
-// stdout and stderr. It orders and groups job output, and lends jobs the
-// spool files their output is captured in.
+// stdout and stderr. It orders and groups job output, and lends the
+// memory and spool files job output is captured in, within the memory
+// budget the design asks for (spool_memory.go).
 package output
 
 import (
@@ -12,11 +13,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Spool lends the files that jobs write their output into: anonymous files
-// in a temporary directory, unlinked from the moment they exist, so nothing
-// is left behind whatever happens to fan. Job output never passes through
-// fan's memory; it is copied from the file to stdout by the kernel. Files
-// are reused once written out. Spool is safe for concurrent use.
+// Spool lends the files that jobs' output is kept in: memory files
+// (memfd) within a budget of bytes (spool_memory.go), and beyond it spool
+// files, anonymous files in a temporary directory, unlinked from the
+// moment they exist, so nothing is left behind whatever happens to fan.
+// Job output never passes through fan's own buffers; the kernel moves it
+// from a job's pipe into the file and from the file to stdout. Files are
+// reused once written out. Spool is safe for concurrent use.
 type Spool struct {
 	dir  string
 	keep int // how many empty files to keep for reuse
@@ -28,15 +31,18 @@ type Spool struct {
 
 	warm    chan struct{} // closed when Warm's files are made
 	warmErr error         // what stopped Warm, read after warm is closed
+
+	mem *memory // the memory files (spool_memory.go)
 }
 
 // NewSpool returns a Spool creating its files in dir ("" means $TMPDIR or
-// /tmp) and keeping up to keep empty files for reuse.
+// /tmp) and keeping up to keep empty files, spool and memory files
+// together, for reuse.
 func NewSpool(dir string, keep int) *Spool {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return &Spool{dir: dir, keep: keep, creating: make(chan struct{}, spoolCreators)}
+	return &Spool{dir: dir, keep: keep, creating: make(chan struct{}, spoolCreators), mem: newMemory(JobMemory, TotalMemory)}
 }
 
 // spoolCreators is how many spool files are made at once, at most. Making
@@ -52,9 +58,19 @@ const spoolCreators = 8
 // Warm makes n files in the background, for the first Gets: making a file
 // can take a millisecond where the directory's file system is busy, and a
 // run has other things to set up meanwhile. Ready waits for them. It is
-// called at most once, before any Get.
+// called at most once, before any Get. With n 0 it makes none, and only
+// checks at once that files can be made in the directory (it is one, and
+// fan may write there): grouped output makes spool files only for output
+// that outgrows its memory budget, which most runs never do.
 func (s *Spool) Warm(n int) {
 	s.warm = make(chan struct{})
+	if n == 0 {
+		if err := unix.Access(s.dir, unix.W_OK|unix.X_OK); err != nil {
+			s.warmErr = &os.PathError{Op: "create temporary file in", Path: s.dir, Err: err}
+		}
+		close(s.warm)
+		return
+	}
 	go func() {
 		defer close(s.warm)
 		for range n {
@@ -96,8 +112,13 @@ func (s *Spool) Get() (*os.File, error) {
 }
 
 // Put implements runner.Spool: the file is emptied and kept for reuse, or
-// closed when enough are kept already.
+// closed when enough are kept already. A memory file's bytes go back to
+// the memory budget.
 func (s *Spool) Put(f *os.File) {
+	if f.Name() == memoryName {
+		s.putMemory(f)
+		return
+	}
 	// Files come back here with output in them (empty ones go through
 	// PutEmpty), so truncate without asking the size first.
 	if f.Truncate(0) != nil {
@@ -115,7 +136,7 @@ func (s *Spool) Put(f *os.File) {
 // positioned at its start, which it takes as it is.
 func (s *Spool) PutEmpty(f *os.File) {
 	s.mu.Lock()
-	if len(s.free) < s.keep {
+	if len(s.free)+len(s.mem.free) < s.keep {
 		s.free = append(s.free, f)
 		f = nil
 	}
@@ -142,11 +163,12 @@ func (s *Spool) Full() bool {
 // Dir is the directory the spool makes its files in.
 func (s *Spool) Dir() string { return s.dir }
 
-// Close closes every file kept for reuse.
+// Close closes every file kept for reuse, spool and memory files.
 func (s *Spool) Close() {
 	s.Ready()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.mem.close()
 	for _, f := range s.free {
 		f.Close()
 	}

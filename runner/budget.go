@@ -62,9 +62,13 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 	return b, nil
 }
 
-// DescriptorsPerJob is what one running job holds open: its pidfd,
-// unless ungrouped (-u) the two files its output is captured in, and
-// with --line-buffer the sink's copies of them.
+// DescriptorsPerJob is what one running job holds open: its pidfd; with
+// --line-buffer the two spool files its output goes into and the sink's
+// copies of them; grouped, for each of its stdout and stderr, the read
+// end of a pipe and up to two files (a memory file and the spool file it
+// spills into, while it does: capture_pipe.go), and, for a remote job,
+// the pipes' write ends too (a local job's are closed once it started);
+// ungrouped (-u), nothing more.
 func DescriptorsPerJob(ungrouped, lineBuffer bool) int {
 	switch {
 	case ungrouped:
@@ -72,5 +76,5 @@ func DescriptorsPerJob(ungrouped, lineBuffer bool) int {
 	case lineBuffer:
 		return 5
 	}
-	return 3
+	return 7
 }

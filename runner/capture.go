@@ -10,12 +10,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Capture: a job's stdout and stderr go into files lent by a Spool, so that
-// output can be grouped (written whole when the job ends, or in input order
-// with -k) without passing through fan's memory. What does not fit the
-// page cache spills to disk on its own; the files are unlinked temporary
-// files, so nothing is left behind. "Spilled output" is output held in
-// these files.
+// Capture: a job's stdout and stderr are kept in files lent by a Spool, so
+// that output can be grouped (written whole when the job ends, or in input
+// order with -k) without passing through fan's own buffers. With a
+// MemorySpool the job writes into pipes, and what comes is moved into
+// memory files up to the spool's budget and into spool files beyond it
+// (capture_pipe.go); otherwise (--line-buffer, whose output the sink reads
+// from the files as it grows) the job writes into spool files itself.
+// Spool files are unlinked temporary files, so nothing is left behind.
+// "Spilled output" is output held in them.
 
 // Spool lends the files that jobs write their stdout and stderr into. It
 // must be safe for concurrent use.
@@ -42,9 +45,9 @@ type EmptyPutter interface {
 	PutEmpty(*os.File)
 }
 
-// A CaptureError is fan's own failure to capture a job's output: no
-// temporary file could be made for it, or their filesystem was full when
-// the job ended, so what it wrote may be cut short. Like a failure to write
+// A CaptureError is fan's own failure to capture a job's output: no pipe
+// or temporary file could be made for it, or their filesystem was full, so
+// what it wrote may be cut short. Like a failure to write
 // fan's own output, it ends the run.
 type CaptureError struct {
 	Dir string // where the spool files are
@@ -61,12 +64,23 @@ func (e *CaptureError) Error() string {
 
 func (e *CaptureError) Unwrap() error { return e.Err }
 
-// capture gets a job's output files from the spool; without a spool
-// (--ungroup) the job writes to fan's own stdout and stderr. With direct
-// set, only its stderr is captured: its stdout goes there (Result.Direct).
-func (p *Pool) capture(r *Result, direct *os.File) error {
+// capture sets up the capture of a job's output: with a MemorySpool (and
+// not Live), pipes whose capture the returned jobCapture runs
+// (capture_pipe.go); with another Spool, files from it that the job
+// writes into; without a spool (--ungroup) the job writes to fan's own
+// stdout and stderr. With direct set, only its stderr is captured: its
+// stdout goes there (Result.Direct).
+func (p *Pool) capture(r *Result, direct *os.File) (*jobCapture, error) {
 	if p.Spool == nil {
-		return nil
+		return nil, nil
+	}
+	r.Direct = direct != nil
+	if ms, ok := p.Spool.(MemorySpool); ok && !p.Live {
+		jc, err := newJobCapture(ms, direct != nil)
+		if err != nil {
+			return nil, p.captureError(err)
+		}
+		return jc, nil
 	}
 	var err error
 	if direct == nil {
@@ -75,17 +89,25 @@ func (p *Pool) capture(r *Result, direct *os.File) error {
 	if err == nil {
 		r.Stderr, err = p.Spool.Get()
 	}
-	r.Direct = direct != nil
 	if err != nil {
 		p.discard(r)
-		return p.captureError(err)
+		return nil, p.captureError(err)
 	}
-	return nil
+	return nil, nil
 }
 
-// captured rewinds a finished job's output files, gives back the empty
-// ones, and checks that the spool's filesystem did not fill up under it.
-func (p *Pool) captured(r *Result) {
+// captured takes a finished job's output: from its pipes' capture (jc),
+// or from its output files, which it rewinds, giving back the empty ones
+// and checking that the spool's filesystem did not fill up under them.
+func (p *Pool) captured(r *Result, jc *jobCapture) {
+	if jc != nil {
+		var err error
+		r.Stdout, r.Stderr, r.held, err = jc.results()
+		if err != nil {
+			r.Err = p.captureError(err)
+		}
+		return
+	}
 	var out, errs int64
 	r.Stdout, out = p.keep(r.Stdout)
 	r.Stderr, errs = p.keep(r.Stderr)

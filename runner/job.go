@@ -49,11 +49,13 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	if err := r.Command.Err; err != nil && !(err == p.Template.look && runsElsewhere(slot.Exec)) {
 		return p.cannotStart(r, err)
 	}
-	if err := p.capture(r, direct); err != nil {
+	jc, err := p.capture(r, direct)
+	if err != nil {
 		// fan's own failure, not the job's: it did not start.
 		r.Status, r.NotStarted, r.Err = -1, true, err
 		return r
 	}
+	defer jc.release() // unless captured took its files
 	// A job waiting for its --delay turn does not start once the run is
 	// being stopped; one the dispatcher started at once (its slot taken
 	// before the stop) runs, as the jobs already running do.
@@ -71,6 +73,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
 		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot.N)}
+	if jc != nil {
+		a.Stdout, a.Stderr = jc.stdout(), jc.stderr()
+	}
 	if r.Direct {
 		a.Stdout = direct
 	}
@@ -92,6 +97,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	fed.started(err == nil)
 	if err == nil {
 		bf.started()
+		if _, local := slot.Exec.(*Local); local && jc != nil {
+			jc.started() // the job's processes hold their own ends
+		}
 	}
 	if err != nil {
 		p.running.Add(-1)
@@ -140,7 +148,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	if r.OK() && p.Timeout.Percent > 0 {
 		p.medians.add(r.Runtime)
 	}
-	p.captured(r)
+	p.captured(r, jc)
 	return r
 }
 

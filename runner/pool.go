@@ -25,9 +25,10 @@ func JobVars() []string {
 // and tells the output stage what happens as one Stream of events.
 //
 // The files hold its parts: dispatch (this file), attempts and retries
-// (attempt.go), one attempt (job.go), output capture (capture.go), the -k
-// window (order.go), --timeout (timeout.go), --retry-delay (retry.go),
-// --delay (delay.go), --halt (halt.go).
+// (attempt.go), one attempt (job.go), output capture (capture.go,
+// capture_pipe.go, capture_move.go), the -k window (order.go), --timeout
+// (timeout.go), --retry-delay (retry.go), --delay (delay.go), --halt
+// (halt.go).
 type Pool struct {
 	// Jobs is how many jobs run at once; 0 means no limit. It is used
 	// when Slots is nil, to make FixedSlots over Exec.

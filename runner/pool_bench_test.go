@@ -22,6 +22,13 @@ func BenchmarkPoolTrueSpooled(b *testing.B) {
 	benchPool(b, newFileSpool(b))
 }
 
+// BenchmarkPoolTrueCaptured is BenchmarkPoolTrue with output captured
+// through pipes into memory files (capture_pipe.go), as grouped output
+// does with fan's spool.
+func BenchmarkPoolTrueCaptured(b *testing.B) {
+	benchPool(b, &memSpool{testSpool: testSpool{dir: b.TempDir()}, job: 1 << 20, total: 64 << 20})
+}
+
 func benchPool(b *testing.B, sp Spool) {
 	path, err := exec.LookPath("true")
 	if err != nil {

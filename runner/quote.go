@@ -3,6 +3,13 @@
 // or building argv directly when no shell is needed), runs each job in its
 // own process group and reports one Result per item. It knows nothing of
 // terminals or files.
+//
+// Against the design's invariants: a grouped job's output is held in
+// memory files up to a budget a job and in all, and spills to unlinked
+// temporary files beyond it (bounded memory: capture_pipe.go); each
+// capture goroutine is started and waited for by its job's run (every
+// goroutine has an owner), which gives up waiting on a pipe that an
+// escaped process holds open after captureGrace.
 package runner
 
 // appendQuote appends s to b as a single word for a POSIX shell. Words made

@@ -48,8 +48,9 @@ type Result struct {
 	// Sent is how many bytes of its Stdin the job was given (--pipe).
 	Sent int64
 	// Stdout and Stderr hold the job's captured output, positioned at its
-	// start; nil when the job wrote nothing there or output is not captured.
-	// The receiver gives them back to the Spool.
+	// start: a memory file or a spool file (capture_pipe.go). They are nil
+	// when the job wrote nothing there or output is not captured. The
+	// receiver gives them back to the Spool.
 	Stdout, Stderr *os.File
 	// Direct is set when the job wrote its stdout straight into fan's
 	// stdout (Pool.Direct): Stdout is nil, and nothing of it is held.

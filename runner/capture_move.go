@@ -1,0 +1,234 @@
+package runner
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// How a pipeCapture's goroutine moves a job's output out of its pipe, in
+// the states a stream goes through: nothing yet (no file taken); in a
+// memory file, within the job's and the spool's memory budgets; spilled
+// into a spool file (the pipe grown); failed (what comes is read and
+// dropped, so that the job is not blocked). See capture_pipe.go.
+
+// run moves what comes through the pipe until end of file, or until end
+// gives up waiting for it; then it takes what the pipe holds still.
+func (c *pipeCapture) run() {
+	defer close(c.done)
+	err := c.rc.Read(func(fd uintptr) bool { return c.move(int(fd)) })
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.rc.Control(func(fd uintptr) { c.drain(int(fd)) })
+	}
+}
+
+// drain takes what the pipe holds, without waiting: at most a pipeful,
+// as a process writing into it still could refill it for ever.
+func (c *pipeCapture) drain(fd int) {
+	size, err := unix.FcntlInt(uintptr(fd), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		size = captureChunk
+	}
+	for moved := 0; moved < size; {
+		n, err := c.step(fd)
+		switch {
+		case n > 0:
+			moved += n
+		case err == unix.EINTR:
+		case err == nil || err == unix.EAGAIN:
+			return
+		default:
+			c.fail(err)
+		}
+	}
+}
+
+// move moves what the pipe holds now; it reports false when the pipe is
+// empty and still open for writing (wait), or when end gave up waiting
+// (the read then fails with its deadline), true at end of file.
+func (c *pipeCapture) move(fd int) bool {
+	for !c.stop.Load() {
+		n, err := c.step(fd)
+		switch {
+		case n > 0 || err == unix.EINTR:
+		case err == unix.EAGAIN:
+			return false
+		case err == nil: // n == 0: end of file
+			return true
+		default:
+			c.fail(err)
+		}
+	}
+	return false
+}
+
+// step moves one piece: into a memory file within the budgets, otherwise
+// into a spool file; after a failure it reads the piece and drops it, so
+// that the job is not blocked.
+func (c *pipeCapture) step(fd int) (int, error) {
+	switch {
+	case c.failed != nil:
+		return unix.Read(fd, c.buffer())
+	case c.f == nil:
+		// The first bytes are read here, so that no file is taken for a
+		// stream that stays empty.
+		n, err := unix.Read(fd, c.first[:])
+		if n <= 0 {
+			return n, err
+		}
+		if err := c.keepFirst(c.first[:n]); err != nil {
+			c.fail(err)
+		}
+		return n, nil
+	case c.mem:
+		if got := c.reserve(); got > 0 {
+			n, err := unix.Splice(fd, nil, int(c.f.Fd()), nil, int(got), unix.SPLICE_F_NONBLOCK)
+			c.unreserve(got - max(int64(n), 0))
+			c.n += max(int64(n), 0)
+			if err != unix.ENOMEM && err != unix.ENOSPC {
+				return int(n), err
+			}
+			// The memory file cannot grow (a memory cgroup at its
+			// limit): on to a spool file.
+		}
+		if err := c.spill(); err != nil {
+			return 0, err
+		}
+	}
+	return c.toSpool(fd)
+}
+
+// keepFirst takes a file for the stream's first bytes and writes them
+// into it: a memory file when the budgets have room.
+func (c *pipeCapture) keepFirst(b []byte) error {
+	if got := c.reserveUpTo(int64(len(b))); got < int64(len(b)) {
+		c.unreserve(got) // not room for them all: a spool file
+	} else {
+		f, err := c.spool.GetMemory()
+		if err == nil {
+			c.f, c.mem = f, true
+			n, err := f.Write(b)
+			c.unreserve(got - int64(n))
+			c.n = int64(n)
+			return err
+		}
+		c.unreserve(got) // no memory files here: spool files from the start
+	}
+	f, err := c.spool.Get()
+	if err != nil {
+		return err
+	}
+	c.f = f
+	n, err := f.Write(b)
+	c.n = int64(n)
+	return err
+}
+
+// reserve takes memory for the next move from the job's budget and the
+// spool's: up to captureChunk, 0 when either is spent.
+func (c *pipeCapture) reserve() int64 {
+	return c.reserveUpTo(captureChunk)
+}
+
+// reserveUpTo reserves up to want bytes from both budgets.
+func (c *pipeCapture) reserveUpTo(want int64) int64 {
+	want = min(want, c.spool.JobMemory()-c.job.inMemory.Load())
+	if want <= 0 {
+		return 0
+	}
+	got := c.spool.Reserve(want)
+	c.job.inMemory.Add(got)
+	return got
+}
+
+// unreserve gives back n reserved bytes that were not used.
+func (c *pipeCapture) unreserve(n int64) {
+	if n > 0 {
+		c.spool.Release(n)
+		c.job.inMemory.Add(-n)
+	}
+}
+
+// spill moves what the memory file holds into a spool file, which takes
+// the rest of the stream, and gives the memory file back.
+func (c *pipeCapture) spill() error {
+	f, err := c.spool.Get()
+	if err != nil {
+		return err
+	}
+	mem := c.f
+	c.f, c.mem = f, false
+	err = copyFile(f, mem, c.n)
+	c.job.inMemory.Add(-c.n)
+	c.spool.Put(mem) // its bytes go back to the budget
+	return err
+}
+
+// copyFile appends the first n bytes of src to dst: the kernel moves them
+// (sendfile), or, where it cannot, they are copied through memory.
+func copyFile(dst, src *os.File, n int64) error {
+	var off int64
+	for off < n {
+		w, err := unix.Sendfile(int(dst.Fd()), int(src.Fd()), &off, int(n-off))
+		switch {
+		case err == unix.EINTR:
+		case err == unix.EINVAL || err == unix.ENOSYS:
+			_, err = io.Copy(dst, io.NewSectionReader(src, off, n-off))
+			return err
+		case err != nil:
+			return err
+		case w == 0:
+			return io.ErrUnexpectedEOF
+		}
+	}
+	return nil
+}
+
+// toSpool splices the next piece into the spool file, or copies it where
+// the file's file system takes no splice.
+func (c *pipeCapture) toSpool(fd int) (int, error) {
+	if !c.grown {
+		// Big output: fewer, larger moves. Refused past the user's
+		// share of pipe memory (pipe-user-pages-soft): then not.
+		c.grown = true
+		unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, spillPipeSize)
+	}
+	if !c.noSplice {
+		n, err := unix.Splice(fd, nil, int(c.f.Fd()), nil, spillPipeSize, unix.SPLICE_F_NONBLOCK)
+		if err != unix.EINVAL {
+			c.n += max(int64(n), 0)
+			return int(n), err
+		}
+		c.noSplice = true
+	}
+	b := c.buffer()
+	n, err := unix.Read(fd, b)
+	if n <= 0 {
+		return n, err
+	}
+	w, err := c.f.Write(b[:n])
+	c.n += int64(w)
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// buffer is the buffer for copying what splice cannot move, and for
+// reading what is dropped after a failure; made when first needed.
+func (c *pipeCapture) buffer() []byte {
+	if c.scratch == nil {
+		c.scratch = make([]byte, captureChunk)
+	}
+	return c.scratch
+}
+
+// fail notes that the stream's output cannot be kept; what it holds is
+// kept for what it is worth, the rest is read and dropped.
+func (c *pipeCapture) fail(err error) {
+	if c.failed == nil {
+		c.failed = err
+	}
+}

@@ -1,0 +1,242 @@
+package runner
+
+import (
+	"cmp"
+	"io"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Capture through pipes (grouped output with a MemorySpool): a job writes
+// its stdout and stderr into pipes; a goroutine a pipe, started and waited
+// for by the job's run, moves what comes with splice(2) into a memory file
+// while the job's output fits its memory budget, and beyond it into a
+// spool file, after copying there what the memory file held. A stream the
+// job writes nothing into takes no file at all.
+//
+// The job's end: once the executor's Wait returns, the job's processes
+// have exited and its group was swept, so fan closes its own copies of the
+// write ends and the reads see end of file at once. Only a process that
+// left the job's group (setsid) can keep a write end open; after
+// captureGrace, what is in the pipe is taken without waiting and the pipe
+// is closed: what such a process writes later is lost, as it is with GNU
+// parallel, which reads a job's files when the job ends.
+
+// captureGrace is how long a job's pipes are waited on for end of file
+// after the job has ended. A swept job's processes close their ends within
+// microseconds, or the few milliseconds a big process takes to exit; a
+// process that escaped the group may hold one for ever. 150 ms is well
+// past the first on a loaded machine and short against a job's start-up.
+const captureGrace = 150 * time.Millisecond
+
+// captureChunk is the most that is moved by one splice: a pipe's default
+// size, and the memory reserved from the budgets for one move.
+const captureChunk = 64 << 10
+
+// spillPipeSize is the size a pipe is grown to once its output spills,
+// and the most one splice then moves: 1 MiB, the default most an
+// unprivileged process may ask for (/proc/sys/fs/pipe-max-size). With
+// 64 KiB pipes, a job writing 1 GiB makes the capture wake and splice
+// 16,384 times; measured in BENCHMARKS.md.
+const spillPipeSize = 1 << 20
+
+// MemorySpool is a Spool that also lends memory files (memfd), within a
+// budget of bytes held in all of them together. Put takes memory files
+// back too, and gives their bytes back to the budget. It must be safe for
+// concurrent use.
+type MemorySpool interface {
+	Spool
+	// GetMemory returns an empty memory file, or an error when the system
+	// makes none (memfd_create refused): output then goes to spool files
+	// from its first byte.
+	GetMemory() (*os.File, error)
+	// Reserve takes up to n bytes of the budget and returns how many it
+	// got; Release gives back bytes reserved and not held after all.
+	Reserve(n int64) int64
+	Release(n int64)
+	// JobMemory is how many bytes of one job's output are held in memory
+	// at most.
+	JobMemory() int64
+}
+
+// jobCapture is the capture of one attempt's output streams.
+type jobCapture struct {
+	out, err *pipeCapture // out is nil when the job writes its stdout directly
+	inMemory atomic.Int64 // bytes of the job's output in memory files
+	taken    bool         // results handed the files on
+}
+
+// pipeCapture keeps what a job writes into one pipe.
+type pipeCapture struct {
+	job   *jobCapture
+	spool MemorySpool
+	r, w  *os.File // r is non-blocking, on the netpoller; w is the job's
+	rc    syscall.RawConn
+	done  chan struct{}
+	stop  atomic.Bool // end gave up waiting for end of file
+
+	// Owned by the capture's goroutine until done is closed.
+	f        *os.File  // the memory or spool file; nil until bytes arrive
+	mem      bool      // f is a memory file
+	n        int64     // bytes in f
+	failed   error     // why output could not be kept; the rest is dropped
+	noSplice bool      // f takes no splice: bytes are copied through scratch
+	grown    bool      // the pipe was asked to grow to spillPipeSize
+	first    [256]byte // the first bytes: most jobs' whole output
+	scratch  []byte    // for copying, when splice cannot be used
+}
+
+// newJobCapture makes the pipes of an attempt's stdout (unless direct) and
+// stderr, and starts moving what comes through them.
+func newJobCapture(sp MemorySpool, direct bool) (*jobCapture, error) {
+	j := &jobCapture{}
+	var err error
+	if !direct {
+		if j.out, err = j.pipe(sp); err != nil {
+			return nil, err
+		}
+	}
+	if j.err, err = j.pipe(sp); err != nil {
+		j.end()
+		return nil, err
+	}
+	return j, nil
+}
+
+// pipe makes one stream's pipe and starts its goroutine.
+func (j *jobCapture) pipe(sp MemorySpool) (*pipeCapture, error) {
+	var fds [2]int
+	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
+		return nil, os.NewSyscallError("pipe2", err)
+	}
+	// Only the read end is non-blocking: the job writes as into any pipe.
+	if _, err := unix.FcntlInt(uintptr(fds[0]), unix.F_SETFL, unix.O_RDONLY|unix.O_NONBLOCK); err != nil {
+		unix.Close(fds[0])
+		unix.Close(fds[1])
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	c := &pipeCapture{job: j, spool: sp, done: make(chan struct{}),
+		r: os.NewFile(uintptr(fds[0]), "|0"), w: os.NewFile(uintptr(fds[1]), "|1")}
+	rc, err := c.r.SyscallConn()
+	if err != nil {
+		c.r.Close()
+		c.w.Close()
+		return nil, err
+	}
+	c.rc = rc
+	go c.run()
+	return c, nil
+}
+
+// stdout and stderr are the write ends the job gets.
+func (j *jobCapture) stdout() *os.File {
+	if j.out == nil {
+		return nil
+	}
+	return j.out.w
+}
+
+func (j *jobCapture) stderr() *os.File { return j.err.w }
+
+// started closes fan's copies of the write ends once a job of this
+// machine has started: its processes hold their own. A remote executor
+// writes into them until Wait returns; then end closes them.
+func (j *jobCapture) started() {
+	for _, c := range [2]*pipeCapture{j.out, j.err} {
+		if c != nil && c.w != nil {
+			c.w.Close()
+			c.w = nil
+		}
+	}
+}
+
+// end closes fan's write ends, waits up to captureGrace for the reads to
+// see end of file, takes what is left in the pipes without waiting, and
+// closes them. It is called once the job's processes are gone (or it
+// never started), and may be called again.
+func (j *jobCapture) end() {
+	j.started()
+	cs := [2]*pipeCapture{j.out, j.err}
+	var grace *time.Timer
+	expired := false
+	for _, c := range cs {
+		if c == nil || c.r == nil {
+			continue
+		}
+		select {
+		case <-c.done:
+		default:
+			if grace == nil {
+				grace = time.NewTimer(captureGrace)
+			}
+			if !expired {
+				select {
+				case <-c.done:
+				case <-grace.C:
+					expired = true
+				}
+			}
+			if expired {
+				// Its goroutine takes what is there and stops.
+				c.stop.Store(true)
+				c.r.SetReadDeadline(time.Now())
+				<-c.done
+			}
+		}
+		c.r.Close()
+		c.r = nil
+	}
+	if grace != nil {
+		grace.Stop()
+	}
+}
+
+// results are the files holding the job's stdout and stderr, rewound, or
+// nil for streams it wrote nothing into, their sizes together, and a
+// failure to keep them. It ends the capture first; the caller owns the
+// files.
+func (j *jobCapture) results() (out, errf *os.File, size int64, err error) {
+	j.end()
+	j.taken = true
+	out, n1, e1 := j.out.result()
+	errf, n2, e2 := j.err.result()
+	return out, errf, n1 + n2, cmp.Or(e1, e2)
+}
+
+// release ends a capture whose results are not wanted (the job did not
+// start, or its host was lost) and gives its files back. j may be nil.
+func (j *jobCapture) release() {
+	if j == nil || j.taken {
+		return
+	}
+	j.end()
+	j.taken = true
+	for _, c := range [2]*pipeCapture{j.out, j.err} {
+		if c != nil && c.f != nil {
+			c.spool.Put(c.f)
+			c.f = nil
+		}
+	}
+}
+
+// result is what the capture kept, its file rewound.
+func (c *pipeCapture) result() (*os.File, int64, error) {
+	if c == nil || c.f == nil {
+		return nil, 0, c.error()
+	}
+	if _, err := c.f.Seek(0, io.SeekStart); err != nil && c.failed == nil {
+		c.failed = err
+	}
+	return c.f, c.n, c.failed
+}
+
+func (c *pipeCapture) error() error {
+	if c == nil {
+		return nil
+	}
+	return c.failed
+}

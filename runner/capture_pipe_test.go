@@ -1,0 +1,281 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fan-run/fan/input"
+	"golang.org/x/sys/unix"
+)
+
+// memSpool is a MemorySpool for tests: memory files within budgets it is
+// given, spool files from testSpool (or from spill, when set). It counts
+// what it lends, and the most memory held at once.
+type memSpool struct {
+	testSpool
+	job, total int64
+	noMemory   error                    // GetMemory's error, when set
+	spill      func() (*os.File, error) // Get's files, when set
+
+	mu                  sync.Mutex
+	held, most          int64
+	memories, spoolings int
+}
+
+func (s *memSpool) Get() (*os.File, error) {
+	s.mu.Lock()
+	s.spoolings++
+	s.mu.Unlock()
+	if s.spill != nil {
+		return s.spill()
+	}
+	return s.testSpool.Get()
+}
+
+func (s *memSpool) GetMemory() (*os.File, error) {
+	if s.noMemory != nil {
+		return nil, s.noMemory
+	}
+	fd, err := unix.MemfdCreate("mem", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.memories++
+	s.mu.Unlock()
+	return os.NewFile(uintptr(fd), "mem"), nil
+}
+
+func (s *memSpool) Put(f *os.File) {
+	if f.Name() == "mem" {
+		size, _ := f.Seek(0, io.SeekEnd)
+		s.Release(size)
+	}
+	f.Close()
+}
+
+func (s *memSpool) Reserve(n int64) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	got := max(0, min(n, s.total-s.held))
+	s.held += got
+	s.most = max(s.most, s.held)
+	return got
+}
+
+func (s *memSpool) Release(n int64) {
+	s.mu.Lock()
+	s.held -= n
+	s.mu.Unlock()
+}
+
+func (s *memSpool) JobMemory() int64 { return s.job }
+
+// heldNow is the memory the spool counts as held.
+func (s *memSpool) heldNow() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
+// runLines runs each shell line as a job, Jobs at once, through a pool
+// capturing with sp, and returns the results by job number.
+func runLines(t *testing.T, sp MemorySpool, jobs int, lines ...string) map[int64]Result {
+	t.Helper()
+	items := make(chan input.Item, len(lines))
+	for i, l := range lines {
+		items <- input.Item{Seq: int64(i + 1), Args: []string{l}}
+	}
+	close(items)
+	p := &Pool{Jobs: jobs, Spool: sp, Template: NewTemplate(TemplateOptions{Words: []string{"sh", "-c", "{}"}, Shell: "/bin/sh"})}
+	rs := map[int64]Result{}
+	for _, r := range runPool(t, p, items) {
+		rs[r.Item.Seq] = r
+	}
+	return rs
+}
+
+// read returns what f holds from its position, and gives it back.
+func read(t *testing.T, sp Spool, f *os.File) string {
+	t.Helper()
+	if f == nil {
+		return ""
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Put(f)
+	return string(b)
+}
+
+// Output within the budgets stays in a memory file; a stream the job
+// wrote nothing into has no file at all, and no spool file is made.
+func TestCaptureInMemory(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20}
+	r := runLines(t, sp, 1, "head -c 100000 /dev/zero | tr '\\0' x")[1]
+	if r.Err != nil || r.Stderr != nil || r.Stdout == nil || r.Stdout.Name() != "mem" {
+		t.Fatalf("result %+v: want stdout in a memory file, no stderr", r)
+	}
+	if got := read(t, sp, r.Stdout); got != strings.Repeat("x", 100000) {
+		t.Fatalf("stdout: %d bytes, not 100000 x", len(got))
+	}
+	if sp.spoolings != 0 || sp.heldNow() != 0 {
+		t.Fatalf("%d spool files made, %d bytes still held", sp.spoolings, sp.heldNow())
+	}
+	r = runLines(t, sp, 1, "true")[1]
+	if r.Stdout != nil || r.Stderr != nil || sp.memories != 1 || sp.spoolings != 0 {
+		t.Fatalf("a silent job: stdout %v, stderr %v, %d memory and %d spool files made; want none", r.Stdout, r.Stderr, sp.memories-1, sp.spoolings)
+	}
+}
+
+// Past the job's budget, what the memory file held and the rest go into
+// a spool file, whole and in order; the memory goes back to the budget.
+func TestCaptureSpillsAtJobBudget(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 64 << 10, total: 64 << 20}
+	r := runLines(t, sp, 1, "seq 100000; seq 3 >&2")[1]
+	if r.Err != nil || r.Stdout == nil || r.Stdout.Name() == "mem" {
+		t.Fatalf("result %+v: want stdout spilled to a spool file", r)
+	}
+	want := cmdOutput(t, "seq", "100000")
+	if got := read(t, sp, r.Stdout); got != want {
+		t.Fatalf("stdout: %d bytes, want %d, as seq wrote them", len(got), len(want))
+	}
+	if got := read(t, sp, r.Stderr); got != "1\n2\n3\n" {
+		t.Fatalf("stderr %q", got)
+	}
+	if sp.most > 64<<10+captureChunk || sp.heldNow() != 0 {
+		t.Fatalf("memory held: at most %d (job budget 64 KiB), %d at the end", sp.most, sp.heldNow())
+	}
+}
+
+// The total budget is shared by all jobs: jobs that together write more
+// than it spill, however much each may hold, and the bytes come back when
+// the files are given back.
+func TestCaptureTotalBudgetShared(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 256 << 10}
+	lines := make([]string, 8)
+	for i := range lines {
+		lines[i] = "head -c 100000 /dev/zero; sleep 0.3"
+	}
+	rs := runLines(t, sp, 8, lines...)
+	inMemory := 0
+	for _, r := range rs {
+		if r.Stdout != nil && r.Stdout.Name() == "mem" {
+			inMemory++
+		}
+		if got := read(t, sp, r.Stdout); len(got) != 100000 || r.Err != nil {
+			t.Fatalf("job %d: %d bytes, error %v", r.Item.Seq, len(got), r.Err)
+		}
+	}
+	if sp.most > 256<<10 || inMemory == 0 || inMemory > 2 || sp.spoolings < 6 {
+		t.Fatalf("%d jobs in memory, %d spilled, %d bytes held at most: want the 256 KiB budget to hold two at most", inMemory, sp.spoolings, sp.most)
+	}
+	if sp.heldNow() != 0 {
+		t.Fatalf("%d bytes still counted as held after every file was given back", sp.heldNow())
+	}
+}
+
+// Without memory files (memfd_create refused under a seccomp filter, or
+// an old kernel), output goes to spool files from its first byte.
+func TestCaptureWithoutMemoryFiles(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20, noMemory: syscall.ENOSYS}
+	r := runLines(t, sp, 1, "seq 20000")[1]
+	want := cmdOutput(t, "seq", "20000")
+	if r.Err != nil || r.Stdout == nil || r.Stdout.Name() == "mem" {
+		t.Fatalf("result %+v: want stdout in a spool file", r)
+	}
+	if got := read(t, sp, r.Stdout); got != want {
+		t.Fatalf("stdout: %d bytes, want %d", len(got), len(want))
+	}
+	if sp.heldNow() != 0 {
+		t.Fatalf("%d bytes counted as held", sp.heldNow())
+	}
+}
+
+// A failure to write the spill (the disk is full) is fan's own: the
+// result carries a CaptureError, and the job is not blocked by the pipe
+// nobody reads any more: it runs to its end.
+func TestCaptureSpillFails(t *testing.T) {
+	for _, job := range []int64{0, 64 << 10} {
+		sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: job, total: 64 << 20,
+			spill: func() (*os.File, error) { return os.OpenFile("/dev/full", os.O_RDWR, 0) }}
+		start := time.Now()
+		r := runLines(t, sp, 1, "seq 200000; echo done >&2")[1]
+		var ce *CaptureError
+		if !errors.As(r.Err, &ce) || !errors.Is(r.Err, syscall.ENOSPC) {
+			t.Fatalf("job budget %d: result error %v, want a CaptureError for ENOSPC", job, r.Err)
+		}
+		if r.Status != 0 || time.Since(start) > 10*time.Second {
+			t.Fatalf("job budget %d: the job ended with %d after %v", job, r.Status, time.Since(start))
+		}
+		// Without memory, stderr went to /dev/full too: nothing to read.
+		if job > 0 {
+			if got := read(t, sp, r.Stderr); got != "done\n" {
+				t.Fatalf("stderr %q, want the job's", got)
+			}
+		}
+		for _, f := range []*os.File{r.Stdout, r.Stderr} {
+			if f != nil && f.Name() == "/dev/full" {
+				sp.Put(f)
+			}
+		}
+	}
+}
+
+// A process that left the job's group (setsid) and holds its stdout open
+// delays the job's end by captureGrace only; what the job wrote is whole.
+func TestCaptureEscapedHolder(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20}
+	start := time.Now()
+	r := runLines(t, sp, 1, "setsid sh -c 'sleep 3; echo late' & seq 1000; sleep 0.2; echo end")[1]
+	took := time.Since(start)
+	want := cmdOutput(t, "seq", "1000")
+	if got := read(t, sp, r.Stdout); got != want+"end\n" {
+		t.Fatalf("stdout %d bytes, want seq 1000 and end", len(got))
+	}
+	if took > 2*time.Second {
+		t.Fatalf("the job took %v to end: its escaped child held it", took)
+	}
+}
+
+// cmdOutput is what a command writes to its stdout.
+func cmdOutput(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	b, err := osexec.Command(name, args...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A process that escaped the job's group and writes without end does not
+// keep fan taking its output: the job ends within captureGrace and a
+// last pipeful.
+func TestCaptureEscapedWriter(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20}
+	pid := t.TempDir() + "/pid"
+	start := time.Now()
+	r := runLines(t, sp, 1, "setsid sh -c 'echo $$ > "+pid+"; exec yes' & while [ ! -s "+pid+" ]; do sleep 0.01; done; sleep 0.1")[1]
+	took := time.Since(start)
+	if b, err := os.ReadFile(pid); err == nil {
+		var p int
+		if _, err := fmt.Sscan(string(b), &p); err == nil {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	if r.Stdout != nil {
+		sp.Put(r.Stdout) // yes, for a while
+	}
+	if took > 5*time.Second {
+		t.Fatalf("the job took %v to end: its escaped writer held it", took)
+	}
+}
