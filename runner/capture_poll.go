@@ -102,6 +102,11 @@ func (p *capturePoll) run() {
 			for _, ev := range events[:n] {
 				p.handle(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32)
 			}
+			if n < len(events) {
+				// It was emptied: an event from now on makes it readable
+				// again, and the netpoller wakes the loop.
+				return false
+			}
 		}
 		return true
 	})

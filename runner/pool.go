@@ -26,7 +26,7 @@ func JobVars() []string {
 //
 // The files hold its parts: dispatch (this file), attempts and retries
 // (attempt.go), one attempt (job.go), output capture (capture.go,
-// capture_pipe.go, capture_move.go), the -k window (order.go), --timeout
+// capture_pipe.go, capture_poll.go, capture_move.go), the -k window (order.go), --timeout
 // (timeout.go), --retry-delay (retry.go), --delay (delay.go), --halt
 // (halt.go).
 type Pool struct {
