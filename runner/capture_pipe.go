@@ -66,9 +66,10 @@ type MemorySpool interface {
 
 // jobCapture is the capture of one attempt's output streams.
 type jobCapture struct {
-	out, err *pipeCapture // out is nil when the job writes its stdout directly
-	inMemory atomic.Int64 // bytes of the job's output in memory files
-	taken    bool         // results handed the files on
+	out, err *pipeCapture   // out is nil when the job writes its stdout directly
+	inMemory atomic.Int64   // bytes of the job's output in memory files
+	taken    bool           // results handed the files on
+	pipes    [2]pipeCapture // out and err point here: one allocation a job
 }
 
 // pipeCapture keeps what a job writes into one pipe.
@@ -80,7 +81,8 @@ type pipeCapture struct {
 	w     *os.File // the write end, the job's
 	id    uint64   // in poll
 	done  chan struct{}
-	stop  atomic.Bool // end gave up waiting for end of file
+	stop  atomic.Bool             // end gave up waiting for end of file
+	big   atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 
 	mu    sync.Mutex
 	state int // pipeArmed, pipeBusy or pipeClosed
@@ -103,19 +105,19 @@ func newJobCapture(sp MemorySpool, poll *capturePoll, direct bool) (*jobCapture,
 	j := &jobCapture{}
 	var err error
 	if !direct {
-		if j.out, err = j.pipe(sp, poll); err != nil {
+		if j.out, err = j.pipe(&j.pipes[0], sp, poll); err != nil {
 			return nil, err
 		}
 	}
-	if j.err, err = j.pipe(sp, poll); err != nil {
+	if j.err, err = j.pipe(&j.pipes[1], sp, poll); err != nil {
 		j.end()
 		return nil, err
 	}
 	return j, nil
 }
 
-// pipe makes one stream's pipe and has poll watch it.
-func (j *jobCapture) pipe(sp MemorySpool, poll *capturePoll) (*pipeCapture, error) {
+// pipe makes one stream's pipe, kept by c, and has poll watch it.
+func (j *jobCapture) pipe(c *pipeCapture, sp MemorySpool, poll *capturePoll) (*pipeCapture, error) {
 	var fds [2]int
 	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
 		return nil, os.NewSyscallError("pipe2", err)
@@ -126,7 +128,7 @@ func (j *jobCapture) pipe(sp MemorySpool, poll *capturePoll) (*pipeCapture, erro
 		unix.Close(fds[1])
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	c := &pipeCapture{job: j, spool: sp, poll: poll, fd: fds[0], done: make(chan struct{}),
+	*c = pipeCapture{job: j, spool: sp, poll: poll, fd: fds[0], done: make(chan struct{}),
 		w: os.NewFile(uintptr(fds[1]), "|1")}
 	if err := poll.watch(c); err != nil {
 		unix.Close(c.fd)
@@ -198,6 +200,8 @@ func (j *jobCapture) end() {
 		c.stop.Store(true)
 		if c.take() {
 			c.settle(false)
+		} else if r := c.big.Load(); r != nil {
+			r.SetReadDeadline(time.Now()) // wakes its mover
 		}
 		<-c.done
 	}
