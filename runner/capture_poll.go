@@ -21,7 +21,10 @@ import (
 // pipe is closed. What comes is moved by the loop while it is small and
 // fits in memory (most jobs' whole output), else by a mover goroutine
 // started for the stream until its pipe is empty again
-// (capture_move.go).
+// (capture_move.go). A stream that spilled (big output, which runs its
+// pipe empty over and over) leaves the epoll instance when its pipe
+// first runs empty, and its mover waits on Go's netpoller from then on
+// (toNetpoller).
 //
 // Every pipe is watched one-shot (EPOLLONESHOT): whoever takes its event
 // (the loop, or the job's end, see jobCapture.end) has the pipe to itself
