@@ -26,8 +26,9 @@ import (
 // jobs running.
 //
 // Until the run's watchers take the signals (take), a signal does what it
-// did to fan before it caught any: SIGINT, SIGTERM and SIGHUP end fan (or
-// do nothing, if fan was started with them ignored), SIGTSTP stops it
+// did to fan before it caught any: SIGINT, SIGTERM and SIGHUP end fan (SIGINT
+// and SIGHUP do nothing if fan was started with them ignored: Go keeps
+// only those two ignored), SIGTSTP stops it
 // until it is continued, the others are ignored. So a fan that is still
 // waiting to open its input, to read a --header or to reach its hosts is
 // ended by Ctrl-C as it always was. Once caught, the signals stay caught

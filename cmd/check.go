@@ -41,7 +41,8 @@ type Config struct {
 	shellPath  string           // the shell of jobs that need one
 	functions  map[string]bool
 	// signals are the run's, caught since the command line was read
-	// (catchSignals); nil until RunE sets them, and for --semaphore.
+	// (catchSignals): set by RunE whenever run is reached; nil for
+	// --semaphore, which catches none.
 	signals *signalCatch
 	// warn says a problem found while jobs run (the procfile's) through
 	// the sink, once the run has one.

@@ -122,6 +122,13 @@ fan kills every job's process group with SIGKILL and exits at once.
 fan sends SIGTSTP to every running job's process group and stops itself;
 SIGCONT (\fBfg\fR, \fBbg\fR) continues the jobs with it.
 Time spent suspended does not count against \fB\-\-timeout\fR.
+.TP
+.B before the run has begun
+while fan waits to open its input, to read a \fB\-\-header\fR or to reach
+its hosts, no job is running: SIGINT, SIGTERM and SIGHUP end fan at once,
+killed by the signal (SIGINT or SIGHUP that fan was started with ignored
+stays ignored); Ctrl\-Z stops it; SIGUSR1 is ignored.
+No job starts before fan watches every one of these signals.
 .PP
 Any mix of SIGINT, SIGTERM and SIGHUP counts press by press, but a signal
 within 200 ms of the previous one is the same press:

@@ -69,14 +69,12 @@ const (
 	maxBlockQueue = 64
 )
 
-// run wires the three stages together and runs them to the end.
+// run wires the three stages together and runs them to the end. The
+// run's signals are caught already, since the command line was read
+// (Config.signals).
 func run(c *Config) outcome {
 	if c.sem != nil {
 		return runSemaphore(c)
-	}
-	if c.signals == nil { // not caught as the command line was read (RunE)
-		c.signals = catchSignals(c.Xargs)
-		defer c.signals.release()
 	}
 	failed := func(err error) outcome { return outcome{err: err, xargs: c.Xargs} }
 	stdin, stderr := c.Streams.In, c.Streams.Err

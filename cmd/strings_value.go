@@ -51,6 +51,7 @@ func (v *stringsValue) String() string {
 	return "[" + strings.TrimSuffix(b.String(), "\n") + "]"
 }
 
-// GetSlice is the list (pflag.SliceValue), which tells the completions
-// that the flag may be given again.
+// GetSlice is the list, as cobra's completions ask a flag that may be
+// given again (cobra.SliceValue; its type name, "stringArray", tells them
+// so too).
 func (v *stringsValue) GetSlice() []string { return *v.target }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
+	"github.com/fan-run/fan/internal/sendfile"
 )
 
 // PartReader is the input stage of --pipepart: each byte range of a file
@@ -69,9 +69,7 @@ func (p *FilePart) WriteTo(w io.Writer) (int64, error) {
 // WriteBody implements Refeedable.
 func (p *FilePart) WriteBody(w io.Writer) (int64, error) {
 	if f, ok := w.(*os.File); ok {
-		if n, err, done := sendfile(f, p.file, p.span); done {
-			return n, err
-		}
+		return sendfile.Range(f, p.file, p.span.Off, p.span.Off+p.span.Len)
 	}
 	return io.Copy(w, io.NewSectionReader(p.file, p.span.Off, p.span.Len))
 }
@@ -84,43 +82,3 @@ func (p *FilePart) Where() int64 { return p.span.Off }
 
 // Release implements Refeedable: a part holds no memory of its own.
 func (p *FilePart) Release() {}
-
-// sendfile copies sp of src to dst in the kernel, waiting on Go's poller
-// while dst (a pipe) is full. done is false when the kernel cannot do it
-// for these files and nothing was sent: the caller copies instead.
-func sendfile(dst, src *os.File, sp Span) (written int64, err error, done bool) {
-	rc, err := dst.SyscallConn()
-	if err != nil {
-		return 0, nil, false
-	}
-	off, left := sp.Off, sp.Len
-	var serr error
-	werr := rc.Write(func(fd uintptr) bool {
-		for left > 0 {
-			n, e := unix.Sendfile(int(fd), int(src.Fd()), &off, int(min(left, 1<<30)))
-			if n > 0 {
-				written += int64(n)
-				left -= int64(n)
-			}
-			switch {
-			case e == unix.EAGAIN:
-				return false // wait until dst can take more
-			case e == unix.EINTR:
-			case e != nil:
-				serr = e
-				return true
-			case n == 0:
-				serr = io.ErrUnexpectedEOF // the file shrank
-				return true
-			}
-		}
-		return true
-	})
-	if serr == unix.EINVAL && written == 0 {
-		return 0, nil, false
-	}
-	if serr == nil {
-		serr = werr
-	}
-	return written, serr, true
-}

@@ -42,7 +42,7 @@ func NewSpool(dir string, keep int) *Spool {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return &Spool{dir: dir, keep: keep, creating: make(chan struct{}, spoolCreators), mem: newMemory(JobMemory, TotalMemory)}
+	return &Spool{dir: dir, keep: keep, creating: make(chan struct{}, spoolCreators), mem: newMemory(TotalMemory)}
 }
 
 // spoolCreators is how many spool files are made at once, at most. Making
@@ -115,8 +115,8 @@ func (s *Spool) Get() (*os.File, error) {
 // closed when enough are kept already. A memory file's bytes go back to
 // the memory budget.
 func (s *Spool) Put(f *os.File) {
-	if f.Name() == memoryName {
-		s.putMemory(f)
+	if f.Name() == memoryName && !s.mem.released(f) {
+		f.Close() // what it held is unknown: the count stays as it is
 		return
 	}
 	// Files come back here with output in them (empty ones go through
@@ -135,9 +135,13 @@ func (s *Spool) Put(f *os.File) {
 // PutEmpty implements runner.EmptyPutter: Put for a file that is empty and
 // positioned at its start, which it takes as it is.
 func (s *Spool) PutEmpty(f *os.File) {
+	list := &s.free
+	if f.Name() == memoryName {
+		list = &s.mem.free
+	}
 	s.mu.Lock()
-	if len(s.free)+len(s.mem.free) < s.keep {
-		s.free = append(s.free, f)
+	if len(s.free)+len(s.mem.free) < s.keep { // both kinds hold descriptors
+		*list = append(*list, f)
 		f = nil
 	}
 	s.mu.Unlock()

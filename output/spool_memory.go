@@ -1,6 +1,7 @@
 package output
 
 import (
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -51,9 +52,10 @@ type memory struct {
 	none error // why memfd_create failed: no memory files are made again
 }
 
-// newMemory returns the memory files' side of a spool.
-func newMemory(job, total int64) *memory {
-	m := &memory{job: job, avail: func() (int64, bool) { return runner.Available(os.DirFS("/")) }}
+// newMemory returns the memory files' side of a spool, with a total
+// budget of total bytes.
+func newMemory(total int64) *memory {
+	m := &memory{job: JobMemory, avail: func() (int64, bool) { return runner.Available(os.DirFS("/")) }}
 	m.limit.Store(total)
 	return m
 }
@@ -109,9 +111,6 @@ func (s *Spool) Reserve(n int64) int64 {
 // Release implements runner.MemorySpool.
 func (s *Spool) Release(n int64) { s.mem.held.Add(-n) }
 
-// Held is the bytes of output held in memory files now.
-func (s *Spool) Held() int64 { return s.mem.held.Load() }
-
 // lower lowers the total budget to an eighth of the memory available,
 // when that is less.
 func (m *memory) lower() {
@@ -120,33 +119,15 @@ func (m *memory) lower() {
 	}
 }
 
-// putMemory takes back a memory file: the bytes it holds go back to the
-// budget, and the file, emptied, is kept for reuse or closed.
-func (s *Spool) putMemory(f *os.File) {
-	size, err := f.Seek(0, 2)
+// released gives the bytes a memory file holds back to the budget, and
+// reports whether their count is known.
+func (m *memory) released(f *os.File) bool {
+	size, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
-		f.Close() // what it held is unknown: the count stays as it is
-		return
+		return false
 	}
-	s.mem.held.Add(-size)
-	if f.Truncate(0) != nil {
-		f.Close()
-		return
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		f.Close()
-		return
-	}
-	m := s.mem
-	s.mu.Lock()
-	if len(m.free)+len(s.free) < s.keep {
-		m.free = append(m.free, f)
-		f = nil
-	}
-	s.mu.Unlock()
-	if f != nil {
-		f.Close()
-	}
+	m.held.Add(-size)
+	return true
 }
 
 // close closes the memory files kept for reuse; the Spool's mu is held.

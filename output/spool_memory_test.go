@@ -12,7 +12,7 @@ import (
 func TestSpoolMemoryBudget(t *testing.T) {
 	s := NewSpool(t.TempDir(), 4)
 	defer s.Close()
-	s.mem = newMemory(1<<20, 100)
+	s.mem = newMemory(100)
 	s.mem.avail = func() (int64, bool) { return 400, true }
 	if got := s.Reserve(60); got != 60 {
 		t.Fatalf("Reserve(60) = %d of 100", got)
@@ -33,8 +33,8 @@ func TestSpoolMemoryBudget(t *testing.T) {
 	}
 	f.Write(make([]byte, 30))
 	s.Put(f)
-	if s.Held() != 0 {
-		t.Fatalf("%d bytes held after the memory file came back", s.Held())
+	if held := s.mem.held.Load(); held != 0 {
+		t.Fatalf("%d bytes held after the memory file came back", held)
 	}
 	// The file is reused, empty.
 	if g, _ := s.GetMemory(); g != f {
@@ -66,5 +66,29 @@ func TestSpoolNoMemoryFiles(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Fatalf("memfd_create asked %d times", calls)
+	}
+}
+
+// A memory file given back empty is kept with the memory files: were it
+// lent as a spool file, output past the memory budget would stay in
+// memory.
+func TestSpoolPutEmptyMemory(t *testing.T) {
+	s := NewSpool(t.TempDir(), 4)
+	defer s.Close()
+	m, err := s.GetMemory()
+	if err != nil {
+		t.Skipf("this system makes no memory files: %v", err)
+	}
+	s.PutEmpty(m)
+	f, err := s.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f == m || f.Name() == memoryName {
+		t.Fatal("Get lent a memory file as a spool file")
+	}
+	if g, _ := s.GetMemory(); g != m {
+		t.Fatal("the memory file given back was not kept for reuse")
 	}
 }

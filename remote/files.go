@@ -70,7 +70,7 @@ func (h *Host) send(ctx context.Context, fs *files) error {
 		script += "\nexec cat > " + quote(remote)
 		err = h.runIO(ctx, remoteCommand(script), f, io.Discard)
 		f.Close()
-		if isTransport(err) {
+		if runner.IsTransport(err) {
 			return err
 		}
 		if err != nil {

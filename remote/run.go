@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fan-run/fan/runner"
 )
 
 // retries is how many times a channel that the host refused (more than
@@ -141,7 +143,7 @@ const cpuProbe = `exec /bin/sh -c 'nproc 2>/dev/null || getconf _NPROCESSORS_ONL
 func (h *Host) CPUs(ctx context.Context) (int, error) {
 	out, err := h.run(ctx, cpuProbe)
 	if err != nil {
-		if isTransport(err) {
+		if runner.IsTransport(err) {
 			return 0, err
 		}
 		return 0, fmt.Errorf("host %s: cannot tell its CPU count: %v", h.login, err)

@@ -331,7 +331,7 @@ func (s *Slots) probeOnce(p *place) error {
 	}
 	n, err := p.host.CPUs(ctx)
 	if err != nil {
-		if isTransport(err) {
+		if runner.IsTransport(err) {
 			return err
 		}
 		s.say(fmt.Sprintf("fan: %v: giving it one job slot (give N/%s in -S to choose)", err, p.name))
@@ -392,7 +392,7 @@ func quarantineMessage(name string, err error) string {
 // quarantined and probed again, unless the attempt was given up because
 // the run is stopping.
 func (s *Slots) lost(p *place, a *runner.Attempt, err error) {
-	if !isTransport(err) || a.Cancel != nil && a.Cancel.Err() != nil && errors.Is(err, context.Canceled) {
+	if !runner.IsTransport(err) || a.Cancel != nil && a.Cancel.Err() != nil && errors.Is(err, context.Canceled) {
 		return
 	}
 	s.mu.Lock()

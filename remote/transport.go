@@ -11,13 +11,6 @@ func (h *Host) transport(err error) error {
 	return &runner.TransportError{Host: h.login.String(), Err: err}
 }
 
-// isTransport reports whether err is a failure to reach a host (a
-// *runner.TransportError) rather than the failure of what ran there.
-func isTransport(err error) bool {
-	var te *runner.TransportError
-	return errors.As(err, &te)
-}
-
 // transportCause is what kept a host from being reached, when err is a
 // *runner.TransportError, without the host's name (for a message that
 // names the host already); else err itself.

@@ -24,8 +24,8 @@ func TestTransportCause(t *testing.T) {
 		{fmt.Errorf("sending: %w", te), true, down},
 		{fs.ErrNotExist, false, fs.ErrNotExist},
 	} {
-		if got := isTransport(c.err); got != c.transport {
-			t.Errorf("isTransport(%v) = %v", c.err, got)
+		if got := runner.IsTransport(c.err); got != c.transport {
+			t.Errorf("IsTransport(%v) = %v", c.err, got)
 		}
 		if got := transportCause(c.err); got != c.cause {
 			t.Errorf("transportCause(%v) = %v, want %v", c.err, got, c.cause)

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/fan-run/fan/input"
@@ -32,7 +31,7 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 	for attempt := 1; ; {
 		r := p.run(ctx, &j.item, slot, start, announced, p.direct(j, attempt, slot))
 		r.Attempts = attempt
-		lost := r.Evicted || isTransport(r.Err)
+		lost := r.Evicted || IsTransport(r.Err)
 		if !lost && (r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries) || p.intake.Err() != nil {
 			if lost && r.NotStarted {
 				r.Err = nil // it never ran, and the run is stopping
@@ -69,17 +68,6 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 		p.discard(r)
 		start, announced = p.pace.reserve(), false
 	}
-}
-
-// isTransport reports whether err says that an attempt never reached its
-// job (a TransportError). Most results carry no error: they are not asked,
-// which spares a heap allocation per job (errors.As's target escapes).
-func isTransport(err error) bool {
-	if err == nil {
-		return false
-	}
-	var transport *TransportError
-	return errors.As(err, &transport)
 }
 
 // retake takes a slot for a job's next attempt. One that failed on its own

@@ -1,10 +1,9 @@
 package runner
 
 import (
-	"io"
-	"os"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/fan-run/fan/internal/sendfile"
 )
 
 // How a job's output is moved out of its pipe (by the capturePoll's loop
@@ -150,30 +149,10 @@ func (c *pipeCapture) spill() error {
 	}
 	mem := c.f
 	c.f, c.mem = f, false
-	err = copyFile(f, mem, c.n)
+	_, err = sendfile.Range(f, mem, 0, c.n)
 	c.job.inMemory.Add(-c.n)
 	c.spool.Put(mem) // its bytes go back to the budget
 	return err
-}
-
-// copyFile appends the first n bytes of src to dst: the kernel moves them
-// (sendfile), or, where it cannot, they are copied through memory.
-func copyFile(dst, src *os.File, n int64) error {
-	var off int64
-	for off < n {
-		w, err := unix.Sendfile(int(dst.Fd()), int(src.Fd()), &off, int(n-off))
-		switch {
-		case err == unix.EINTR:
-		case err == unix.EINVAL || err == unix.ENOSYS:
-			_, err = io.Copy(dst, io.NewSectionReader(src, off, n-off))
-			return err
-		case err != nil:
-			return err
-		case w == 0:
-			return io.ErrUnexpectedEOF
-		}
-	}
-	return nil
 }
 
 // toSpool splices the next piece into the spool file, or copies it where

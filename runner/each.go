@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,8 +132,7 @@ func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq
 	pr, err := e.Exec.Start(att)
 	if err != nil {
 		fmt.Fprintf(stderr, "fan: job %d: %v\n", item.Seq, err)
-		var te *TransportError
-		return false, !errors.As(err, &te)
+		return false, !IsTransport(err)
 	}
 	jctx, done := stop, context.CancelFunc(func() {})
 	if e.Timeout > 0 {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -105,3 +106,15 @@ type TransportError struct {
 func (e *TransportError) Error() string { return fmt.Sprintf("host %s: %v", e.Host, e.Err) }
 
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// IsTransport reports whether err says that an attempt never reached its
+// job (a *TransportError) rather than that the job failed. Most results
+// carry no error: they are not asked, which spares a heap allocation per
+// job (errors.As's target escapes).
+func IsTransport(err error) bool {
+	if err == nil {
+		return false
+	}
+	var transport *TransportError
+	return errors.As(err, &transport)
+}

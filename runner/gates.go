@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/fan-run/fan/input"
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -21,7 +20,7 @@ type LoadGate struct {
 }
 
 // NewLoadGate returns the gate for --load max.
-func NewLoadGate(max float64) *LoadGate { return &LoadGate{Max: max, fs: os.DirFS("/")} }
+func NewLoadGate(max float64) *LoadGate { return &LoadGate{Max: max, fs: hostFS{}} }
 
 // Open implements Gate.
 func (g *LoadGate) Open() (bool, string) {
@@ -54,7 +53,7 @@ type MemGate struct {
 }
 
 // NewMemGate returns the gate for --memfree min.
-func NewMemGate(min int64) *MemGate { return &MemGate{Min: min, fs: os.DirFS("/")} }
+func NewMemGate(min int64) *MemGate { return &MemGate{Min: min, fs: hostFS{}} }
 
 // Open implements Gate.
 func (g *MemGate) Open() (bool, string) {
@@ -149,7 +148,7 @@ type HeadroomGate struct {
 
 // NewHeadroomGate returns the memory gate of -j auto.
 func NewHeadroomGate(running func() int) *HeadroomGate {
-	return &HeadroomGate{Running: running, fs: os.DirFS("/")}
+	return &HeadroomGate{Running: running, fs: hostFS{}}
 }
 
 // Sample looks at the cgroup's usage now, to learn what a job needs. The

@@ -9,7 +9,8 @@ import (
 
 // hostFS is this machine's file system, for the small files of /proc and
 // /sys that a run reads as it starts (fan's cgroups, their CPU quotas and
-// task limits). ReadFile opens, reads and closes a file with plain system
+// task limits) and, for --load, --memfree and -j auto, again while jobs
+// run. ReadFile opens, reads and closes a file with plain system
 // calls: os.Open would also register it with Go's poller and stat it,
 // about nine system calls a file instead of three, and make an os.File
 // with a cleanup for each. Names are rooted at /, as os.DirFS("/") has

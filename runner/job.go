@@ -187,9 +187,8 @@ func liveFiles(r *Result) *LiveFiles {
 func (p *Pool) cannotStart(r *Result, err error) *Result {
 	r.Status, r.Err = 127, err
 	var se *StartError
-	var te *TransportError
 	switch {
-	case errors.As(err, &te):
+	case IsTransport(err):
 		r.Status, r.NotStarted = -1, true // the job never ran
 	case errors.As(err, &se):
 		r.Status = se.Status

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"io/fs"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -24,7 +23,7 @@ type PressureReader struct {
 
 // NewPressureReader finds the PSI files: those of fan's cgroup v2 where
 // they exist, else /proc/pressure's.
-func NewPressureReader() *PressureReader { return newPressureReader(os.DirFS("/")) }
+func NewPressureReader() *PressureReader { return newPressureReader(hostFS{}) }
 
 func newPressureReader(fsys fs.FS) *PressureReader {
 	r := &PressureReader{fs: fsys}
