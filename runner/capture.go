@@ -76,7 +76,10 @@ func (p *Pool) capture(r *Result, direct *os.File) (*jobCapture, error) {
 	}
 	r.Direct = direct != nil
 	if ms, ok := p.Spool.(MemorySpool); ok && !p.Live {
-		jc, err := newJobCapture(ms, direct != nil)
+		if p.capPoll == nil {
+			return nil, p.captureError(p.pollErr)
+		}
+		jc, err := newJobCapture(ms, p.capPoll, direct != nil)
 		if err != nil {
 			return nil, p.captureError(err)
 		}

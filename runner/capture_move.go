@@ -1,29 +1,17 @@
 package runner
 
 import (
-	"errors"
-	"os"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/fan-run/fan/internal/sendfile"
 )
 
-// How a pipeCapture's goroutine moves a job's output out of its pipe, in
-// the states a stream goes through: nothing yet (no file taken); in a
-// memory file, within the job's and the spool's memory budgets; spilled
-// into a spool file (the pipe grown); failed (what comes is read and
-// dropped, so that the job is not blocked). See capture_pipe.go.
-
-// run moves what comes through the pipe until end of file, or until end
-// gives up waiting for it; then it takes what the pipe holds still.
-func (c *pipeCapture) run() {
-	defer close(c.done)
-	err := c.rc.Read(func(fd uintptr) bool { return c.move(int(fd)) })
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		c.rc.Control(func(fd uintptr) { c.drain(int(fd)) })
-	}
-}
+// How a job's output is moved out of its pipe (by the capturePoll's loop
+// or a mover goroutine, see capture_poll.go), in the states a stream goes
+// through: nothing yet (no file taken); in a memory file, within the
+// job's and the spool's memory budgets; spilled into a spool file (the
+// pipe grown); failed (what comes is read and dropped, so that the job is
+// not blocked). See capture_pipe.go.
 
 // drain takes what the pipe holds, without waiting: at most a pipeful,
 // as a process writing into it still could refill it for ever.
@@ -47,8 +35,8 @@ func (c *pipeCapture) drain(fd int) {
 }
 
 // move moves what the pipe holds now; it reports false when the pipe is
-// empty and still open for writing (wait), or when end gave up waiting
-// (the read then fails with its deadline), true at end of file.
+// empty and still open for writing (wait), or when end gave up waiting,
+// true at end of file.
 func (c *pipeCapture) move(fd int) bool {
 	for !c.stop.Load() {
 		n, err := c.step(fd)

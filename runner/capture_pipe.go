@@ -4,19 +4,20 @@ import (
 	"cmp"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // Capture through pipes (grouped output with a MemorySpool): a job writes
-// its stdout and stderr into pipes; a goroutine a pipe, started and waited
-// for by the job's run, moves what comes with splice(2) into a memory file
-// while the job's output fits its memory budget, and beyond it into a
-// spool file, after copying there what the memory file held. A stream the
-// job writes nothing into takes no file at all.
+// its stdout and stderr into pipes, whose read ends the pool's
+// capturePoll watches (capture_poll.go). What comes is moved with
+// splice(2) into a memory file while the job's output fits its memory
+// budget, and beyond it into a spool file, after copying there what the
+// memory file held. A stream the job writes nothing into takes no file at
+// all, and no goroutine.
 //
 // The job's end: once the executor's Wait returns, the job's processes
 // have exited and its group was swept, so fan closes its own copies of the
@@ -65,21 +66,29 @@ type MemorySpool interface {
 
 // jobCapture is the capture of one attempt's output streams.
 type jobCapture struct {
-	out, err *pipeCapture // out is nil when the job writes its stdout directly
-	inMemory atomic.Int64 // bytes of the job's output in memory files
-	taken    bool         // results handed the files on
+	out, err *pipeCapture   // out is nil when the job writes its stdout directly
+	inMemory atomic.Int64   // bytes of the job's output in memory files
+	taken    bool           // results handed the files on
+	pipes    [2]pipeCapture // out and err point here: one allocation a job
 }
 
 // pipeCapture keeps what a job writes into one pipe.
 type pipeCapture struct {
 	job   *jobCapture
 	spool MemorySpool
-	r, w  *os.File // r is non-blocking, on the netpoller; w is the job's
-	rc    syscall.RawConn
+	poll  *capturePoll
+	fd    int      // the read end, non-blocking
+	w     *os.File // the write end, the job's
+	id    uint64   // in poll
 	done  chan struct{}
-	stop  atomic.Bool // end gave up waiting for end of file
+	stop  atomic.Bool             // end gave up waiting for end of file
+	big   atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 
-	// Owned by the capture's goroutine until done is closed.
+	mu    sync.Mutex
+	state int // pipeArmed, pipeBusy or pipeClosed
+
+	// Owned by whoever has taken the pipe (see capturePoll) until done is
+	// closed.
 	f        *os.File  // the memory or spool file; nil until bytes arrive
 	mem      bool      // f is a memory file
 	n        int64     // bytes in f
@@ -91,24 +100,24 @@ type pipeCapture struct {
 }
 
 // newJobCapture makes the pipes of an attempt's stdout (unless direct) and
-// stderr, and starts moving what comes through them.
-func newJobCapture(sp MemorySpool, direct bool) (*jobCapture, error) {
+// stderr, and has poll watch them.
+func newJobCapture(sp MemorySpool, poll *capturePoll, direct bool) (*jobCapture, error) {
 	j := &jobCapture{}
 	var err error
 	if !direct {
-		if j.out, err = j.pipe(sp); err != nil {
+		if j.out, err = j.pipe(&j.pipes[0], sp, poll); err != nil {
 			return nil, err
 		}
 	}
-	if j.err, err = j.pipe(sp); err != nil {
+	if j.err, err = j.pipe(&j.pipes[1], sp, poll); err != nil {
 		j.end()
 		return nil, err
 	}
 	return j, nil
 }
 
-// pipe makes one stream's pipe and starts its goroutine.
-func (j *jobCapture) pipe(sp MemorySpool) (*pipeCapture, error) {
+// pipe makes one stream's pipe, kept by c, and has poll watch it.
+func (j *jobCapture) pipe(c *pipeCapture, sp MemorySpool, poll *capturePoll) (*pipeCapture, error) {
 	var fds [2]int
 	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
 		return nil, os.NewSyscallError("pipe2", err)
@@ -119,16 +128,13 @@ func (j *jobCapture) pipe(sp MemorySpool) (*pipeCapture, error) {
 		unix.Close(fds[1])
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	c := &pipeCapture{job: j, spool: sp, done: make(chan struct{}),
-		r: os.NewFile(uintptr(fds[0]), "|0"), w: os.NewFile(uintptr(fds[1]), "|1")}
-	rc, err := c.r.SyscallConn()
-	if err != nil {
-		c.r.Close()
+	*c = pipeCapture{job: j, spool: sp, poll: poll, fd: fds[0], done: make(chan struct{}),
+		w: os.NewFile(uintptr(fds[1]), "|1")}
+	if err := poll.watch(c); err != nil {
+		unix.Close(c.fd)
 		c.w.Close()
 		return nil, err
 	}
-	c.rc = rc
-	go c.run()
 	return c, nil
 }
 
@@ -154,41 +160,50 @@ func (j *jobCapture) started() {
 	}
 }
 
-// end closes fan's write ends, waits up to captureGrace for the reads to
-// see end of file, takes what is left in the pipes without waiting, and
+// end closes fan's write ends, waits up to captureGrace for the pipes to
+// be at their end, takes what is left in them without waiting, and
 // closes them. It is called once the job's processes are gone (or it
 // never started), and may be called again.
 func (j *jobCapture) end() {
 	j.started()
 	cs := [2]*pipeCapture{j.out, j.err}
+	for _, c := range cs {
+		// Most often at its end already, its event not yet taken: a read
+		// tells, with no wait for the loop.
+		if c != nil && c.take() {
+			c.turn()
+		}
+	}
 	var grace *time.Timer
 	expired := false
 	for _, c := range cs {
-		if c == nil || c.r == nil {
+		if c == nil {
 			continue
 		}
 		select {
 		case <-c.done:
+			continue
 		default:
-			if grace == nil {
-				grace = time.NewTimer(captureGrace)
-			}
-			if !expired {
-				select {
-				case <-c.done:
-				case <-grace.C:
-					expired = true
-				}
-			}
-			if expired {
-				// Its goroutine takes what is there and stops.
-				c.stop.Store(true)
-				c.r.SetReadDeadline(time.Now())
-				<-c.done
+		}
+		if grace == nil {
+			grace = time.NewTimer(captureGrace)
+		}
+		if !expired {
+			select {
+			case <-c.done:
+				continue
+			case <-grace.C:
+				expired = true
 			}
 		}
-		c.r.Close()
-		c.r = nil
+		// Whoever has the pipe takes what is there and closes it.
+		c.stop.Store(true)
+		if c.take() {
+			c.settle(false)
+		} else if r := c.big.Load(); r != nil {
+			r.SetReadDeadline(time.Now()) // wakes its mover
+		}
+		<-c.done
 	}
 	if grace != nil {
 		grace.Stop()

@@ -279,3 +279,44 @@ func TestCaptureEscapedWriter(t *testing.T) {
 		t.Fatalf("the job took %v to end: its escaped writer held it", took)
 	}
 }
+
+// A spilled stream whose pipe runs empty between writes (its mover then
+// waits on Go's netpoller, see toNetpoller) is kept whole and in order.
+func TestCaptureSpilledWithPauses(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 64 << 10, total: 64 << 20}
+	r := runLines(t, sp, 1, "for n in 30000 1 20000 5 40000; do seq $n; sleep 0.05; done")[1]
+	var want strings.Builder
+	for _, n := range []string{"30000", "1", "20000", "5", "40000"} {
+		want.WriteString(cmdOutput(t, "seq", n))
+	}
+	if r.Err != nil || r.Stdout == nil || r.Stdout.Name() == "mem" {
+		t.Fatalf("result %+v: want stdout spilled to a spool file", r)
+	}
+	if got := read(t, sp, r.Stdout); got != want.String() {
+		t.Fatalf("stdout: %d bytes, want %d, as seq wrote them", len(got), want.Len())
+	}
+}
+
+// A process that escaped the job's group writes without end into a
+// spilled stream whose pipe had run empty: the job still ends within
+// captureGrace and a last pipeful, with what the job wrote first kept.
+func TestCaptureEscapedWriterAfterSpill(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 64 << 10, total: 64 << 20}
+	pid := t.TempDir() + "/pid"
+	start := time.Now()
+	r := runLines(t, sp, 1, "seq 100000; sleep 0.1; setsid sh -c 'echo $$ > "+pid+"; sleep 0.1; exec yes' & while [ ! -s "+pid+" ]; do sleep 0.01; done")[1]
+	took := time.Since(start)
+	if b, err := os.ReadFile(pid); err == nil {
+		var p int
+		if _, err := fmt.Sscan(string(b), &p); err == nil {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	got := read(t, sp, r.Stdout)
+	if want := cmdOutput(t, "seq", "100000"); !strings.HasPrefix(got, want) {
+		t.Fatalf("stdout %d bytes does not start with what seq wrote", len(got))
+	}
+	if took > 5*time.Second {
+		t.Fatalf("the job took %v to end: its escaped writer held it", took)
+	}
+}

@@ -26,7 +26,7 @@ func JobVars() []string {
 //
 // The files hold its parts: dispatch (this file), attempts and retries
 // (attempt.go), one attempt (job.go), output capture (capture.go,
-// capture_pipe.go, capture_move.go), the -k window (order.go), --timeout
+// capture_pipe.go, capture_poll.go, capture_move.go), the -k window (order.go), --timeout
 // (timeout.go), --retry-delay (retry.go), --delay (delay.go), --halt
 // (halt.go).
 type Pool struct {
@@ -133,6 +133,8 @@ type Pool struct {
 	SlotVar string
 
 	slots   Slots
+	capPoll *capturePoll // watches capture pipes while Run runs (capture_poll.go)
+	pollErr error        // why there is none where one is needed
 	stream  *Stream
 	events  chan<- Event
 	win     window
@@ -183,6 +185,10 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	finish := p.startDelivery()
 	defer finish()
 	defer p.startWatch()()
+	if _, ok := p.Spool.(MemorySpool); ok && !p.Live && !p.DryRun {
+		p.capPoll, p.pollErr = startCapturePoll()
+		defer p.capPoll.close() // after the jobs
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for ticket := int64(0); ; ticket++ {
