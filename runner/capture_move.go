@@ -14,8 +14,9 @@ import (
 // not blocked). See capture_pipe.go.
 
 // drain takes what the pipe holds, without waiting: at most a pipeful,
-// as a process writing into it still could refill it for ever.
-func (c *pipeCapture) drain(fd int) {
+// as a process writing into it still could refill it for ever. It
+// reports whether the pipe is at its end.
+func (c *pipeCapture) drain(fd int) (eof bool) {
 	size, err := unix.FcntlInt(uintptr(fd), unix.F_GETPIPE_SZ, 0)
 	if err != nil {
 		size = captureChunk
@@ -26,19 +27,22 @@ func (c *pipeCapture) drain(fd int) {
 		case n > 0:
 			moved += n
 		case err == unix.EINTR:
-		case err == nil || err == unix.EAGAIN:
-			return
+		case err == nil:
+			return true
+		case err == unix.EAGAIN:
+			return false
 		default:
 			c.fail(err)
 		}
 	}
+	return false
 }
 
 // move moves what the pipe holds now; it reports false when the pipe is
-// empty and still open for writing (wait), or when end gave up waiting,
-// true at end of file.
+// empty and still open for writing (wait), or when end gave up waiting or
+// the run is over, true at end of file.
 func (c *pipeCapture) move(fd int) bool {
-	for !c.stop.Load() {
+	for !c.stop.Load() && !c.poll.stop.Load() {
 		n, err := c.step(fd)
 		switch {
 		case n > 0 || err == unix.EINTR:

@@ -23,8 +23,9 @@ import (
 // have exited and its group was swept, so fan closes its own copies of the
 // write ends and the reads see end of file at once. Only a process that
 // left the job's group (setsid) can keep a write end open; after
-// captureGrace, what is in the pipe is taken without waiting and the pipe
-// is closed: what such a process writes later is lost, as it is with GNU
+// captureGrace, what is in the pipe is taken without waiting, and the
+// pipe is left behind (capturePoll.leave): what such a process writes
+// later is read and dropped until the run ends, lost as it is with GNU
 // parallel, which reads a job's files when the job ends.
 
 // captureGrace is how long a job's pipes are waited on for end of file

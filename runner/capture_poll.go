@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -73,7 +74,8 @@ func startCapturePoll() (*capturePoll, error) {
 }
 
 // close stops the loop, once every capture has ended, and waits for it
-// and for the movers. p may be nil.
+// and for the movers; then it closes the pipes left behind (leave). p may
+// be nil.
 func (p *capturePoll) close() {
 	if p == nil {
 		return
@@ -82,7 +84,35 @@ func (p *capturePoll) close() {
 	p.ep.SetReadDeadline(time.Now()) // wakes the loop
 	<-p.done
 	p.movers.Wait()
+	p.mu.Lock()
+	for _, c := range p.pipes {
+		unix.Close(c.fd) // every job has ended: only pipes left behind are here
+	}
+	p.pipes = nil
+	p.mu.Unlock()
 	p.ep.Close()
+}
+
+// errLeftBehind marks a pipe left behind by its job: what comes through
+// it is read and dropped.
+var errLeftBehind = errors.New("the job has ended")
+
+// leave keeps fd, the read end of a pipe whose job has ended but which a
+// process that escaped the job's group still holds open, until that
+// process closes it or the run ends, reading and dropping what comes.
+// Closed at once, the pipe would kill that process (SIGPIPE) at its next
+// write; GNU parallel's jobs write into files, which never refuse one.
+// Once fan's run is over, its writes fail as into any pipe whose reader
+// has gone.
+func (p *capturePoll) leave(fd int) {
+	if p.stop.Load() {
+		unix.Close(fd)
+		return
+	}
+	left := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind}
+	if p.watch(left) != nil {
+		unix.Close(fd)
+	}
 }
 
 // run hands each pipe its events until close: it takes what the epoll
@@ -227,7 +257,15 @@ func (c *pipeCapture) pollBig() {
 	if err == nil {
 		err = rc.Read(func(fd uintptr) bool { return c.move(int(fd)) })
 		if err != nil {
-			rc.Control(func(fd uintptr) { c.drain(int(fd)) })
+			rc.Control(func(fd uintptr) {
+				if c.drain(int(fd)) {
+					return
+				}
+				// Still held: the pipe goes on without this job.
+				if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+					c.poll.leave(d)
+				}
+			})
 		}
 	}
 	c.mu.Lock()
@@ -244,7 +282,14 @@ func (c *pipeCapture) settle(eof bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !eof && c.stop.Load() {
-		c.drain(c.fd)
+		if !c.drain(c.fd) && unix.EpollCtl(c.poll.epfd, unix.EPOLL_CTL_DEL, c.fd, nil) == nil {
+			// Still held: the pipe goes on without this job.
+			c.poll.forget(c)
+			c.poll.leave(c.fd)
+			c.state = pipeClosed
+			close(c.done)
+			return
+		}
 		eof = true
 	}
 	if !eof {
