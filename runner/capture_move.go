@@ -80,11 +80,12 @@ func (c *pipeCapture) step(fd int) (int, error) {
 			n, err := unix.Splice(fd, nil, int(c.f.Fd()), nil, int(got), unix.SPLICE_F_NONBLOCK)
 			c.unreserve(got - max(int64(n), 0))
 			c.n += max(int64(n), 0)
-			if err != unix.ENOMEM && err != unix.ENOSPC {
+			if err == nil || err == unix.EAGAIN || err == unix.EINTR {
 				return int(n), err
 			}
 			// The memory file cannot grow (a memory cgroup at its
-			// limit): on to a spool file.
+			// limit): on to a spool file, which fails in turn if the
+			// pipe was the trouble.
 		}
 		if err := c.spill(); err != nil {
 			return 0, err
@@ -94,21 +95,27 @@ func (c *pipeCapture) step(fd int) (int, error) {
 }
 
 // keepFirst takes a file for the stream's first bytes and writes them
-// into it: a memory file when the budgets have room.
+// into it: a memory file when the budgets have room and it takes them,
+// else a spool file.
 func (c *pipeCapture) keepFirst(b []byte) error {
-	if got := c.reserveUpTo(int64(len(b))); got < int64(len(b)) {
-		c.unreserve(got) // not room for them all: a spool file
-	} else {
-		f, err := c.spool.GetMemory()
-		if err == nil {
-			c.f, c.mem = f, true
+	got := c.reserveUpTo(int64(len(b)))
+	if got == int64(len(b)) {
+		if f, err := c.spool.GetMemory(); err == nil {
 			n, err := f.Write(b)
+			if err == nil {
+				c.f, c.mem, c.n = f, true, int64(n)
+				return nil
+			}
+			// It cannot grow (a memory cgroup at its limit): what it
+			// took goes back with it, and a spool file takes them all.
+			c.job.inMemory.Add(-int64(n))
 			c.unreserve(got - int64(n))
-			c.n = int64(n)
-			return err
+			c.spool.Put(f)
+			got = 0
 		}
-		c.unreserve(got) // no memory files here: spool files from the start
+		// Else no memory files here: spool files from the start.
 	}
+	c.unreserve(got)
 	f, err := c.spool.Get()
 	if err != nil {
 		return err

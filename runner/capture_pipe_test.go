@@ -23,6 +23,7 @@ type memSpool struct {
 	testSpool
 	job, total int64
 	noMemory   error                    // GetMemory's error, when set
+	full       bool                     // GetMemory's files cannot grow
 	spill      func() (*os.File, error) // Get's files, when set
 
 	mu                  sync.Mutex
@@ -44,9 +45,12 @@ func (s *memSpool) GetMemory() (*os.File, error) {
 	if s.noMemory != nil {
 		return nil, s.noMemory
 	}
-	fd, err := unix.MemfdCreate("mem", unix.MFD_CLOEXEC)
+	fd, err := unix.MemfdCreate("mem", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, err
+	}
+	if s.full {
+		unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_GROW)
 	}
 	s.mu.Lock()
 	s.memories++
@@ -318,5 +322,21 @@ func TestCaptureEscapedWriterAfterSpill(t *testing.T) {
 	}
 	if took > 5*time.Second {
 		t.Fatalf("the job took %v to end: its escaped writer held it", took)
+	}
+}
+
+// A memory file that cannot grow (as in a memory cgroup at its limit)
+// does not lose the output: it goes to a spool file from the first byte.
+func TestCaptureMemoryFull(t *testing.T) {
+	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20, full: true}
+	r := runLines(t, sp, 1, "seq 3")[1]
+	if r.Err != nil || r.Stdout == nil || r.Stdout.Name() == "mem" {
+		t.Fatalf("result %+v: want stdout in a spool file", r)
+	}
+	if got := read(t, sp, r.Stdout); got != "1\n2\n3\n" {
+		t.Fatalf("stdout %q", got)
+	}
+	if sp.held != 0 {
+		t.Fatalf("%d bytes of the memory budget still held", sp.held)
 	}
 }
