@@ -266,8 +266,8 @@ w3hold() {
 			out=$(TMPDIR="$tmp" python3 "$HERE/heldpeak.py" --tmpdir "$tmp" -- \
 				"seq 8 | TMPDIR=$tmp $cmd sh $SHARED_BENCH/jobs/$job $W3_BYTES | (sleep 3; wc -c)")
 			# held in all (spool files and memory files), and of it in memory
-			peak=$(echo "$out" | awk -F= '$1=="max_held_bytes"{h=$2} $1=="max_mem_bytes"{m=$2} END{printf "%d(mem %d)", h/1048576, m/1048576}')
-			if [ "$(echo "$out" | head -1)" = "$want" ]; then peak="${peak}MiB ok(bytes)"; else peak="${peak}MiB FAIL(bytes)"; fi
+			peak=$(echo "$out" | awk -F= '$1=="max_held_bytes"{h=$2} $1=="max_mem_bytes"{m=$2} END{printf "%dMiB(in-memory:%dMiB)", h/1048576, m/1048576}')
+			if [ "$(echo "$out" | head -1)" = "$want" ]; then peak="${peak} ok(bytes)"; else peak="${peak} FAIL(bytes)"; fi
 			if [ $tool = fan ]; then a=$peak; else b=$peak; fi
 		done
 		row "W3hold-$mode" "seq 8 | fan -j2 $keep sh $job $W3_BYTES | (sleep 3; wc -c)" "${a% *}" \
