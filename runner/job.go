@@ -97,6 +97,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	fed.started(err == nil)
 	if err == nil {
 		bf.started()
+		// Only Local is known to hand the files to the job's processes
+		// and never write into them itself: a remote executor relays the
+		// host's stderr into them, and --onall's relays every host's
+		// output, until Wait returns.
 		if _, local := slot.Exec.(*Local); local && jc != nil {
 			jc.started() // the job's processes hold their own ends
 		}
