@@ -101,14 +101,24 @@ func (s *Spool) Ready() error {
 func (s *Spool) Get() (*os.File, error) {
 	s.Ready() // the warm files first; a failure to make them is Ready's to report
 	s.mu.Lock()
-	if n := len(s.free); n > 0 {
-		f := s.free[n-1]
-		s.free = s.free[:n-1]
-		s.mu.Unlock()
+	f := pop(&s.free)
+	s.mu.Unlock()
+	if f != nil {
 		return f, nil
 	}
-	s.mu.Unlock()
 	return s.create()
+}
+
+// pop takes the last of the files kept in list, or returns nil; s.mu is
+// held.
+func pop(list *[]*os.File) *os.File {
+	n := len(*list)
+	if n == 0 {
+		return nil
+	}
+	f := (*list)[n-1]
+	*list = (*list)[:n-1]
+	return f
 }
 
 // Put implements runner.Spool: the file is emptied and kept for reuse, or

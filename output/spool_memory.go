@@ -64,14 +64,11 @@ func newMemory(total int64) *memory {
 func (s *Spool) GetMemory() (*os.File, error) {
 	m := s.mem
 	s.mu.Lock()
-	if n := len(m.free); n > 0 {
-		f := m.free[n-1]
-		m.free = m.free[:n-1]
-		s.mu.Unlock()
+	f, none := pop(&m.free), m.none
+	s.mu.Unlock()
+	if f != nil {
 		return f, nil
 	}
-	none := m.none
-	s.mu.Unlock()
 	if none != nil {
 		return nil, none
 	}

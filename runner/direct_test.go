@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -75,7 +74,7 @@ func TestDirectOneAtATime(t *testing.T) {
 			direct += want
 			continue
 		}
-		if got := readAll(t, r.Stdout); got != want {
+		if got := read(t, &testSpool{dir: t.TempDir()}, r.Stdout); got != want {
 			t.Fatalf("job %d's captured stdout is %q", r.Item.Seq, got)
 		}
 	}
@@ -85,19 +84,6 @@ func TestDirectOneAtATime(t *testing.T) {
 	if rs[1].Stderr == nil {
 		t.Fatal("job 2's stderr was not captured")
 	}
-}
-
-// readAll is what f holds (nil: nothing).
-func readAll(t *testing.T, f *os.File) string {
-	t.Helper()
-	if f == nil {
-		return ""
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // A job that starts while the one before it runs is captured: its output
