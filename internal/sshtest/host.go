@@ -274,12 +274,13 @@ func (h *Host) Processes() []Proc {
 }
 
 // Leftovers returns the processes running as the host's user other than
-// sshd's own (which serve open connections) and zombies: what jobs left
+// sshd's own (which serve open connections), zombies and those exiting
+// (a session process whose connection just closed): what jobs left
 // behind.
 func (h *Host) Leftovers() []Proc {
 	var out []Proc
 	for _, p := range h.Processes() {
-		if p.State != "Z" && !p.sshdOwn() {
+		if p.State != "Z" && !p.sshdOwn() && !p.exiting() {
 			out = append(out, p)
 		}
 	}

@@ -16,7 +16,7 @@ type Proc struct {
 	PID, PPID int
 	UID       int    // real user id
 	State     string // R, S, T, Z, ...
-	Exe       string // the program file; "" when gone (a zombie)
+	Exe       string // the program file; "" when gone (a zombie, or exiting)
 	Cmdline   string // argv joined by spaces
 }
 
@@ -34,6 +34,11 @@ func (p Proc) sshdOwn() bool {
 	}
 	return false
 }
+
+// exiting reports whether p is on its way out: its program and memory are
+// gone already (no exe, no command line), but it is not yet a zombie. A
+// user's process is never a kernel thread, the other kind without them.
+func (p Proc) exiting() bool { return p.Exe == "" && p.Cmdline == "" }
 
 // ProcessesOf returns the processes whose real user is the named user,
 // found by the Uid line of /proc/*/status (never by name).
