@@ -452,6 +452,15 @@ func TestRemoteEnvAndWorkdir(t *testing.T) {
 	if want := "hello there/\nIT'S!\nhello there/\n$(ID)!\n"; r.status != 0 || r.stdout != want {
 		t.Errorf("status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
 	}
+	// The login and the host a job runs on, as GNU parallel names them; a
+	// value from fan's own environment does not reach the job.
+	c = remoteFan(t, hs, dir, "-S", "1/"+h1.User+"@h1", "--env", "PARALLEL_SSHHOST",
+		`echo "$PARALLEL_SSHLOGIN|$PARALLEL_SSHHOST"`, "#", ":::", "a")
+	c.Env = append(c.Env, "PARALLEL_SSHHOST=outer")
+	r = run(t, c)
+	if want := h1.User + "@h1|h1\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("PARALLEL_SSHLOGIN|PARALLEL_SSHHOST: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
 	// --workdir DIR: relative to the login's home, made when missing.
 	r = run(t, remoteFan(t, hs, dir, "-S", "1/h1", "--workdir", "jobs/{}", `pwd; touch made`, ":::", "a b"))
 	if want := filepath.Join(h1.Home(), "jobs", "a b") + "\n"; r.status != 0 || r.stdout != want {

@@ -160,6 +160,10 @@ set in each job's environment to its job slot, as {%}
 .BR PARALLEL_SEQ ", " PARALLEL_JOBSLOT
 the same as FAN_SEQ and FAN_SLOT, under GNU parallel's names
 .TP
+.BR PARALLEL_SSHLOGIN ", " PARALLEL_SSHHOST
+set in each job's environment to the login it runs on, without N/, and
+that login's host alone, as GNU parallel sets them; ":" for this machine
+.TP
 .B NO_COLOR
 when set and not empty, fan's messages are not colored, unless
 \fB\-\-color=always\fR (see https://no\-color.org)

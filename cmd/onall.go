@@ -98,6 +98,7 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 				return nil, err
 			}
 			e.Exec = remote.NewExecutor(h, c.envNames())
+			e.Login, e.Addr = name, l.Host
 			if base != nil {
 				e.Prepare = func(ctx context.Context) error { return base.Send(ctx, h) }
 			}

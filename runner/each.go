@@ -48,6 +48,9 @@ type Each struct {
 	Prepare func(ctx context.Context) error
 	// Where names Exec's host in messages.
 	Where string
+	// Login and Addr are Exec's login and host, as a Slot's Host and Addr
+	// ("" for this machine).
+	Login, Addr string
 }
 
 // Start implements Executor: the jobs run in Wait.
@@ -126,7 +129,7 @@ func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq
 	if e.WorkDir != nil {
 		cmd.Dir = e.WorkDir.Render(item, 1)
 	}
-	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, 1),
+	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, 1, e.Login, e.Addr),
 		Stdout: a.Stdout, Stderr: a.Stderr, Shell: e.Template.shell, Cancel: a.Cancel,
 		Files: renderFiles(e.Transfer, e.Return, e.Cleanup, item, 1)}
 	pr, err := e.Exec.Start(att)

@@ -71,7 +71,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	r.Start = time.Now()
 	p.started(r)
 	jctx, timeoutHit := p.deadline(ctx)
-	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot.N),
+	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot),
 		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot.N)}
 	if jc != nil {
 		a.Stdout, a.Stderr = jc.stdout(), jc.stderr()

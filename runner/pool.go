@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -15,9 +16,10 @@ import (
 
 // JobVars are the variables the pool sets in each job's environment: its
 // job number and its slot, under fan's names and GNU parallel's (for
-// scripts written for it).
+// scripts written for it), and, as GNU parallel sets them, the login and
+// host it runs on (":" for this machine).
 func JobVars() []string {
-	return []string{"FAN_SEQ", "FAN_SLOT", "PARALLEL_SEQ", "PARALLEL_JOBSLOT"}
+	return []string{"FAN_SEQ", "FAN_SLOT", "PARALLEL_SEQ", "PARALLEL_JOBSLOT", "PARALLEL_SSHLOGIN", "PARALLEL_SSHHOST"}
 }
 
 // Pool runs jobs: it takes items, waits for a slot for each (Slots), starts
@@ -372,15 +374,18 @@ func (p *Pool) announce(c Command) {
 }
 
 // jobEnv is the environment of one attempt: the pool's, with the job's
-// number and slot.
-func (p *Pool) jobEnv(seq int64, slot int) []string { return jobEnv(p.Env, p.SlotVar, seq, slot) }
+// number, slot and host.
+func (p *Pool) jobEnv(seq int64, slot Slot) []string {
+	return jobEnv(p.Env, p.SlotVar, seq, slot.N, slot.Host, slot.Addr)
+}
 
-// jobEnv is base with the JobVars of job seq in slot, and slotVar (if
-// set) holding the slot counted from 0.
-func jobEnv(base []string, slotVar string, seq int64, slot int) []string {
+// jobEnv is base with the JobVars of job seq in slot on login at host ("",
+// "": this machine), and slotVar (if set) holding the slot counted from 0.
+func jobEnv(base []string, slotVar string, seq int64, slot int, login, host string) []string {
 	s, n := strconv.FormatInt(seq, 10), strconv.Itoa(slot)
 	env := append(base[:len(base):len(base)],
-		"FAN_SEQ="+s, "FAN_SLOT="+n, "PARALLEL_SEQ="+s, "PARALLEL_JOBSLOT="+n)
+		"FAN_SEQ="+s, "FAN_SLOT="+n, "PARALLEL_SEQ="+s, "PARALLEL_JOBSLOT="+n,
+		"PARALLEL_SSHLOGIN="+cmp.Or(login, ":"), "PARALLEL_SSHHOST="+cmp.Or(host, ":"))
 	if slotVar != "" {
 		env = append(env, slotVar+"="+strconv.Itoa(slot-1))
 	}

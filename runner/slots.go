@@ -33,9 +33,12 @@ type Slot struct {
 	// N is the slot's number ({%}, FAN_SLOT): 1-based, the lowest free one
 	// at the time the job took it.
 	N int
-	// Host names where jobs in this slot run, for the joblog; "" is this
-	// machine (":" in the joblog).
+	// Host names where jobs in this slot run, for the joblog
+	// (PARALLEL_SSHLOGIN); "" is this machine (":" in the joblog).
 	Host string
+	// Addr is the host part of Host, without user, port or ssh command
+	// (PARALLEL_SSHHOST); "" for this machine.
+	Addr string
 	// Exec starts the jobs of this slot.
 	Exec Executor
 }
