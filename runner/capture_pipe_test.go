@@ -251,6 +251,19 @@ func TestCaptureEscapedHolder(t *testing.T) {
 	}
 }
 
+// killPidFile kills the process whose number the file at path holds, if
+// any: an escaped process a test made.
+func killPidFile(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var p int
+	if _, err := fmt.Sscan(string(b), &p); err == nil {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
 // cmdOutput is what a command writes to its stdout.
 func cmdOutput(t *testing.T, name string, args ...string) string {
 	t.Helper()
@@ -262,20 +275,15 @@ func cmdOutput(t *testing.T, name string, args ...string) string {
 }
 
 // A process that escaped the job's group and writes without end does not
-// keep fan taking its output: the job ends within captureGrace and a
-// last pipeful.
+// keep the job from ending: it ends within captureGrace and a last
+// pipeful (what comes later is read and dropped until the run ends).
 func TestCaptureEscapedWriter(t *testing.T) {
 	sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20}
 	pid := t.TempDir() + "/pid"
 	start := time.Now()
 	r := runLines(t, sp, 1, "setsid sh -c 'echo $$ > "+pid+"; exec yes' & while [ ! -s "+pid+" ]; do sleep 0.01; done; sleep 0.1")[1]
 	took := time.Since(start)
-	if b, err := os.ReadFile(pid); err == nil {
-		var p int
-		if _, err := fmt.Sscan(string(b), &p); err == nil {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-	}
+	killPidFile(pid)
 	if r.Stdout != nil {
 		sp.Put(r.Stdout) // yes, for a while
 	}
@@ -310,12 +318,7 @@ func TestCaptureEscapedWriterAfterSpill(t *testing.T) {
 	start := time.Now()
 	r := runLines(t, sp, 1, "seq 100000; sleep 0.1; setsid sh -c 'echo $$ > "+pid+"; sleep 0.1; exec yes' & while [ ! -s "+pid+" ]; do sleep 0.01; done")[1]
 	took := time.Since(start)
-	if b, err := os.ReadFile(pid); err == nil {
-		var p int
-		if _, err := fmt.Sscan(string(b), &p); err == nil {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
-	}
+	killPidFile(pid)
 	got := read(t, sp, r.Stdout)
 	if want := cmdOutput(t, "seq", "100000"); !strings.HasPrefix(got, want) {
 		t.Fatalf("stdout %d bytes does not start with what seq wrote", len(got))
