@@ -343,3 +343,33 @@ func TestCaptureMemoryFull(t *testing.T) {
 		t.Fatalf("%d bytes of the memory budget still held", sp.held)
 	}
 }
+
+// A process that escaped its job's group and goes on writing after the
+// job ended is not refused while the run goes on (no SIGPIPE, no EPIPE):
+// its pipe is left behind, read and dropped. Both ways a pipe is left: by
+// the loop (small output, in memory) and by a spilled stream's mover.
+func TestCaptureLeftBehindWriterLives(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		first string // what the job writes before it leaves the writer
+	}{{"in memory", "echo first"}, {"spilled", "seq 100000"}} {
+		t.Run(c.name, func(t *testing.T) {
+			sp := &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 64 << 10, total: 64 << 20}
+			dir := t.TempDir()
+			pid, failed := dir+"/pid", dir+"/failed"
+			defer killPidFile(pid)
+			writer := "setsid sh -c 'trap \"\" PIPE; echo $$ > " + pid + "; while :; do echo x || { touch " + failed + "; exit; }; sleep 0.01; done' &"
+			rs := runLines(t, sp, 1,
+				c.first+"; sleep 0.1; "+writer+" while [ ! -s "+pid+" ]; do sleep 0.01; done; sleep 0.05",
+				"sleep 0.6") // the run goes on while the writer writes
+			for _, r := range rs {
+				if r.Stdout != nil {
+					sp.Put(r.Stdout)
+				}
+			}
+			if _, err := os.Stat(failed); err == nil {
+				t.Fatal("a write of the escaped process failed while the run went on")
+			}
+		})
+	}
+}
