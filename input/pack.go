@@ -286,6 +286,7 @@ func (l *recordLines) ReadLine() ([]string, int, error) {
 	if err != nil {
 		// A drain may have stopped the input part way through a tuple:
 		// the packer keeps what was taken.
+		l.r.tellLost(err)
 		return l.r.columns(t), len(t), err
 	}
 	for l.r.Pack.MaxLines > 0 && len(t) == 1 && (strings.HasSuffix(t[0], " ") || strings.HasSuffix(t[0], "\t")) {
@@ -294,6 +295,7 @@ func (l *recordLines) ReadLine() ([]string, int, error) {
 			break
 		}
 		if err != nil {
+			l.r.tellLost(err)
 			return l.r.columns(t), 1, err
 		}
 		t = []string{t[0] + more[0]}

@@ -264,10 +264,7 @@ func (r *Reader) nextAny() (Item, error) {
 			item.Args = r.appendColumns(item.Args, t)
 		}
 		if err != nil {
-			var part *StoppedPart // on the heap: only here, not per tuple
-			if r.Lost != nil && errors.As(err, &part) {
-				r.Lost(part.Read)
-			}
+			r.tellLost(err)
 			// A drain: what was taken goes out as a short item, to be
 			// counted as not started; the stop comes next.
 			if len(item.Records) == 0 {
@@ -355,6 +352,15 @@ func (r *Reader) appendColumns(args []string, t []string) []string {
 		}
 	}
 	return args
+}
+
+// tellLost hands Lost the bytes of a record a drain cut part way through
+// (a StoppedPart), in every mode that reads records.
+func (r *Reader) tellLost(err error) {
+	var part *StoppedPart // on the heap: only here, not per tuple
+	if r.Lost != nil && errors.As(err, &part) {
+		r.Lost(part.Read)
+	}
 }
 
 // packed numbers the next item the Packer builds.
