@@ -381,8 +381,8 @@ func eventQueue(c *Config) int {
 // checks that it can make files, with --line-buffer by starting to make
 // the first job's: run asks (Spool.Ready) before any job starts.
 func newSpool(c *Config) *output.Spool {
-	if c.Output.Ungroup {
-		return nil
+	if c.Output.Ungroup || c.Runner.DryRun {
+		return nil // no job output to capture
 	}
 	keep, warm := 2*c.jobs+8, 0 // grouped: spool files only for output past the memory budget
 	if c.lineBuffer {
