@@ -130,33 +130,26 @@ type LostRecord struct {
 // errors.Join put together (one book may fail on one record, and another
 // on the next: a Sink's Run returns each book that failed).
 func BookErrors(err error) []*BookError {
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		var all []*BookError
-		for _, e := range joined.Unwrap() {
-			all = append(all, BookErrors(e)...)
-		}
-		return all
-	}
-	if be := (*BookError)(nil); errors.As(err, &be) {
-		return []*BookError{be}
-	}
-	return nil
+	books, _ := splitBookErrors(err)
+	return books
 }
 
-// notBookErrors is what err joins besides book errors (a held block that
-// could not be read back, say), or nil.
-func notBookErrors(err error) error {
+// splitBookErrors parts err into its book errors (BookErrors) and what it
+// joins besides them (a held block that could not be read back, say), or
+// nil.
+func splitBookErrors(err error) (books []*BookError, other error) {
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		var rest []error
 		for _, e := range joined.Unwrap() {
-			rest = append(rest, notBookErrors(e))
+			b, o := splitBookErrors(e)
+			books, rest = append(books, b...), append(rest, o)
 		}
-		return errors.Join(rest...)
+		return books, errors.Join(rest...)
 	}
 	if be := (*BookError)(nil); errors.As(err, &be) {
-		return nil
+		return []*BookError{be}, nil
 	}
-	return err
+	return nil, err
 }
 
 // Close closes the file. With keep (the run got under way), a file nothing

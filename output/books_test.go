@@ -50,7 +50,7 @@ func TestBooksSkip(t *testing.T) {
 
 // A failed book and fan's own failure joined: the book's goes to the list
 // of books, the other is not lost with it.
-func TestNotBookErrors(t *testing.T) {
+func TestSplitBookErrors(t *testing.T) {
 	book := &BookError{What: "the joblog", Path: "log", Err: syscall.ENOSPC}
 	read := errors.New("cannot read a held block back")
 	for _, c := range []struct {
@@ -62,12 +62,12 @@ func TestNotBookErrors(t *testing.T) {
 		{errors.Join(book, read), read},
 		{errors.Join(errors.Join(read), book), read},
 	} {
-		got := notBookErrors(c.err)
+		books, got := splitBookErrors(c.err)
 		if (got == nil) != (c.want == nil) || got != nil && !errors.Is(got, c.want) {
-			t.Errorf("notBookErrors(%v) = %v, want %v", c.err, got, c.want)
+			t.Errorf("splitBookErrors(%v) leaves %v, want %v", c.err, got, c.want)
 		}
-		if n := len(BookErrors(c.err)); (n == 1) != errors.Is(c.err, book) {
-			t.Errorf("BookErrors(%v) has %d", c.err, n)
+		if n := len(books); (n == 1) != errors.Is(c.err, book) {
+			t.Errorf("splitBookErrors(%v) finds %d books", c.err, n)
 		}
 	}
 }

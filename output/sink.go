@@ -488,10 +488,10 @@ func (s *Sink) book(r *runner.Result) {
 // after the first failure of any, the run starts no new job
 // (OnBookError). The books that failed are joined in bookErr.
 func (s *Sink) unbooked(err error, lost ...LostRecord) {
-	if other := notBookErrors(err); other != nil {
+	books, other := splitBookErrors(err)
+	if other != nil {
 		s.fail(other) // fan's own failure, not a book's
 	}
-	books := BookErrors(err)
 	if len(books) == 0 {
 		return
 	}
