@@ -98,7 +98,7 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 				return nil, err
 			}
 			e.Exec = remote.NewExecutor(h, c.envNames())
-			e.Login, e.Addr = name, l.Host
+			e.Login, e.Addr = name, l.Addr()
 			if base != nil {
 				e.Prepare = func(ctx context.Context) error { return base.Send(ctx, h) }
 			}

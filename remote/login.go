@@ -61,6 +61,15 @@ func (l Login) String() string {
 	return b.String()
 }
 
+// Addr is the login's host alone, without user, port or ssh command (a
+// job's PARALLEL_SSHHOST), or "" for this machine.
+func (l Login) Addr() string {
+	if l.Local {
+		return ""
+	}
+	return l.Host
+}
+
 // Command is the ssh command that reaches the login's host, without the
 // destination: the login's own ssh command, or else ssh (the run's, from
 // --ssh or $PARALLEL_SSH), then -p PORT and -l USER when the login gives

@@ -210,15 +210,6 @@ func (s *Slots) SetLogins(logins []Login) error {
 	return nil
 }
 
-// addr is the place's host without user, port or ssh command (a job's
-// PARALLEL_SSHHOST), "" for this machine.
-func (p *place) addr() string {
-	if p.login.Local {
-		return ""
-	}
-	return p.login.Host
-}
-
 // find returns the place of the login named name; s.mu is held.
 func (s *Slots) find(name string) *place {
 	for _, p := range s.places {
@@ -453,7 +444,7 @@ func (s *Slots) take(ctx context.Context, avoid runner.Executor) (runner.Slot, b
 		}
 		if p := s.pick(avoid); p != nil {
 			p.busy++
-			slot := runner.Slot{N: s.numbers.Take(), Host: p.name, Addr: p.addr(), Exec: p.exec}
+			slot := runner.Slot{N: s.numbers.Take(), Host: p.name, Addr: p.login.Addr(), Exec: p.exec}
 			s.mu.Unlock()
 			return slot, true
 		}

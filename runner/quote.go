@@ -6,10 +6,12 @@
 //
 // Against the design's invariants: a grouped job's output is held in
 // memory files up to a budget a job and in all, and spills to unlinked
-// temporary files beyond it (bounded memory: capture_pipe.go); each
-// capture goroutine is started and waited for by its job's run (every
-// goroutine has an owner), which gives up waiting on a pipe that an
-// escaped process holds open after captureGrace.
+// temporary files beyond it (bounded memory: capture_pipe.go); the capture
+// pipes are watched by one loop that the pool's Run starts, and stops
+// after waiting for its mover goroutines (every goroutine has an owner:
+// capture_poll.go); a job's run waits for its pipes' end up to
+// captureGrace, then leaves a pipe an escaped process holds to the loop
+// until the run ends.
 package runner
 
 // appendQuote appends s to b as a single word for a POSIX shell. Words made
