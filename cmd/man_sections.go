@@ -144,7 +144,9 @@ itself is killed with SIGKILL: then the kernel ends each job's main process,
 but not what a shell job started beneath it (run fan in a cgroup of its
 own, as \fBsystemd\-run \-\-scope\fR or a container makes, to reach those
 too).
-What survives writes only into files of the dead run, never a later one's.
+What survives never writes into a later run's files: its next write to a
+grouped job's stdout or stderr, a pipe only the dead fan read, kills it
+with SIGPIPE.
 The joblog, the failures file and \fB\-\-results\fR rows are written a
 whole record at a time, so after SIGKILL none holds a torn line, and
 \fB\-\-joblog\fR \fIJ\fR \fB\-\-resume\fR runs only the jobs that had not
