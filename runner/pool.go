@@ -73,9 +73,12 @@ type Pool struct {
 	HoldOutput int64
 	// Direct, when set, is fan's stdout, given to the job whose output
 	// comes next, once all before it is written, to write its stdout
-	// into while it runs (see direct.go): with KeepOrder, or with Jobs 1
-	// when the caller keeps the limit at one job at a time. The output
-	// stage must write nothing to it but job output, in turn.
+	// into while it runs (see direct.go). The caller sets it only where
+	// that is safe for the run as a whole (output.Sink.HandOver says
+	// when: KeepOrder, or one job at a time with a limit the caller keeps
+	// at one; output captured in Spool, not Live); the pool decides per
+	// attempt. The output stage must write nothing to it but job output,
+	// in turn.
 	Direct *os.File
 	// Announce sends an Announced event for each command just before it
 	// starts (-t).
