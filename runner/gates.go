@@ -71,12 +71,11 @@ func (g *MemGate) Short() bool {
 	return ok && avail < g.Min/2
 }
 
-// Available is the memory available to fan's jobs: MemAvailable, or the
-// headroom of its memory cgroup when that is smaller. ok is false when
-// neither can be read.
-func Available(fsys fs.FS) (int64, bool) {
-	return available(fsys, func() *cgroups { return readCgroups(fsys) })
-}
+// Available is the memory available to fan's jobs on this machine:
+// MemAvailable, or the headroom of its memory cgroup when that is
+// smaller. ok is false when neither can be read. The output stage asks
+// it to size the memory its capture may hold (output.Spool).
+func Available() (int64, bool) { return available(hostFS{}, hostCgroups) }
 
 // available is Available with /proc/meminfo read in fsys and the memory
 // cgroups among cg (nil for none).
