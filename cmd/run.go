@@ -338,6 +338,7 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 	if c.records != nil && c.Output.KeepOrder {
 		pool.Hold = &input.BlockHold{Dir: c.Output.TmpDir}
 	}
+	pool.NotStartedCommands = books.Failures != nil // its record names the command
 	return pool
 }
 

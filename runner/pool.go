@@ -136,6 +136,12 @@ type Pool struct {
 	// SlotVar, when set, names an environment variable that holds the
 	// job's slot counted from 0 (xargs's --process-slot-var).
 	SlotVar string
+	// NotStartedCommands renders, for each item a drain or a halt keeps
+	// from starting, the command it would have run, into its Result
+	// (for the failures file's record). Without it such a result has no
+	// Command: a drain can leave a million items, and nothing else reads
+	// the commands of jobs that did not run.
+	NotStartedCommands bool
 
 	slots   Slots
 	capPoll *capturePoll // watches capture pipes while Run runs (capture_poll.go)
@@ -321,11 +327,11 @@ func (p *Pool) notStartedRest(ticket int64, items <-chan input.Item) {
 }
 
 // notStarted is the result of an item a drain or a halt kept from
-// starting. It carries the command the job would have run, for the
-// failures file's sidecar, rendered with no slot ({%} is 0).
+// starting. With NotStartedCommands, it carries the command the job
+// would have run, rendered with no slot ({%} is 0).
 func (p *Pool) notStarted(item input.Item) *Result {
 	r := &Result{Item: item, Status: -1, NotStarted: true}
-	if p.Template != nil {
+	if p.NotStartedCommands && p.Template != nil {
 		r.Command = p.Template.Render(&r.Item, 0)
 	}
 	return r
