@@ -3,7 +3,6 @@ package cmd
 import (
 	"os/exec"
 	"regexp"
-	"slices"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -39,6 +38,7 @@ type Config struct {
 	names      map[string]int   // the columns --header named, and their numbers
 	columns    []string         // the names --header read, column n's at n-1
 	shellPath  string           // the shell of jobs that need one
+	texts      texts            // the other texts rendered per job, parsed
 	functions  map[string]bool
 	// signals are the run's, caught since the command line was read
 	// (catchSignals): set by RunE whenever run is reached; nil for
@@ -163,39 +163,17 @@ func (c *Config) buildTemplate() error {
 		words = []string{"echo"} // as in xargs
 	}
 	sx := c.syntax()
+	textErr := c.parseTexts() // reported after the command's own
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Words: words, Replace: sx.Replace, Plus: sx.Plus, Counts: sx.Counts, Names: sx.Names, Shell: c.shellPath,
 		Argv: o.Xargs, Context: c.contextReplace(),
 		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
-		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
+		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.texts.workDir != nil,
 	})
 	if err := c.template.Err(); err != nil {
 		return usageErrorf("the command: %v", err)
 	}
-	return c.checkTexts()
-}
-
-// checkTexts reports a replacement string that the other texts rendered
-// per job hold and that cannot be read (a --plus expression), as the
-// command's: before any job, rather than as the plain argument.
-func (c *Config) checkTexts() error {
-	o, sx := c.Options, c.syntax()
-	texts := []struct{ flag, s string }{
-		{"--tagstring", o.Output.TagString}, {"--ctagstring", o.Output.CTagString},
-		{"--workdir", o.Runner.WorkDir}, {"--results", o.Output.Results},
-	}
-	for _, f := range o.Remote.TransferFiles {
-		texts = append(texts, struct{ flag, s string }{"--transferfile", f})
-	}
-	for _, f := range append(slices.Clone(o.Remote.Return), o.Remote.TRC...) {
-		texts = append(texts, struct{ flag, s string }{"--return", f})
-	}
-	for _, t := range texts {
-		if err := runner.CheckText(t.s, sx); err != nil {
-			return usageErrorf("%s: %v", t.flag, err)
-		}
-	}
-	return nil
+	return textErr
 }
 
 // checkJobs sets c.jobs from -j: under --xargs 1 unless given, and only
@@ -315,39 +293,10 @@ func (c *Config) shell(functions map[string]bool) (string, error) {
 	return path, nil
 }
 
-// workDir is --workdir as the pool renders it for each job, or nil.
-func (c *Config) workDir() *runner.Text {
-	if d := c.Runner.WorkDir; d != "" && d != "." { // ".": where fan runs, as in GNU parallel
-		return runner.NewText(d, c.syntax())
-	}
-	return nil
-}
-
 // syntax is the replacement strings of the command, --tagstring and the
 // other texts rendered per job.
 func (c *Config) syntax() runner.Syntax {
 	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts, Names: c.names}
-}
-
-// tagger returns what starts each output line of a job (--tag,
-// --tagstring), or nil.
-func (c *Config) tagger() func(*runner.Result) string {
-	o := &c.Output
-	tagString := o.TagString
-	if o.CTagString != "" && !c.flagSet("tagstring") {
-		tagString = o.CTagString
-	}
-	return output.NewTagger(tagString, c.syntax(), o.Tag || o.CTag || c.flagSet("ctagstring"))
-}
-
-// shownTagger is tagger for the lines fan writes: with --ctag or
-// --ctagstring, in color when stdout takes it.
-func (c *Config) shownTagger() func(*runner.Result) string {
-	o := &c.Output
-	if !o.CTag && !c.flagSet("ctagstring") {
-		return c.tagger()
-	}
-	return output.ColorTags(c.tagger(), output.NewPalette(o.Display.Color, c.Streams.Out, c.Env.Get))
 }
 
 // linked tells, for each input source, whether it is linked to the one

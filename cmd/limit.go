@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fan-run/fan/input"
+	"github.com/fan-run/fan/internal/pathmsg"
 	"github.com/fan-run/fan/runner"
 )
 
@@ -63,12 +64,11 @@ func (c *Config) openProcFile(name string) error {
 			c.warn(msg)
 		}
 	})
-	var pe *fs.PathError
 	switch {
-	case errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
 		return usageErrorf("--jobs: %q is not a job count nor a file holding one (try -j 4, -j 50%%, -j +1, -j -1, -j 0 for no limit, or -j auto)", name)
-	case errors.As(err, &pe):
-		return usageErrorf("--jobs: cannot read %q: %v (give a file fan can read, or a count)", name, pe.Err)
+	case errors.As(err, new(*fs.PathError)): // the file, not its count
+		return usageErrorf("--jobs: cannot read %q: %v (give a file fan can read, or a count)", name, pathmsg.Bare(err))
 	case err != nil:
 		return usageErrorf("--jobs: %s: %v", name, err)
 	}

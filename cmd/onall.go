@@ -78,13 +78,7 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 			f()
 		}
 	}
-	var transfer, ret []*runner.Text
-	for _, t := range r.transfer {
-		transfer = append(transfer, runner.NewText(t, c.syntax()))
-	}
-	for _, t := range r.ret {
-		ret = append(ret, runner.NewText(t, c.syntax()))
-	}
+	transfer, ret := c.texts.transfer, c.texts.ret
 	for _, l := range remote.Dedupe(r.logins()) {
 		e := &runner.Each{Template: c.template, WorkDir: pool.WorkDir, Transfer: transfer, Return: ret, Cleanup: r.cleanup,
 			Env: pool.Env, SlotVar: pool.SlotVar, Timeout: c.Runner.Timeout.Fixed, Retries: c.Runner.Retries, Where: "host " + l.String()}

@@ -235,12 +235,7 @@ func (r *remoteSpec) attach(c *Config, pool *runner.Pool, notify func(string), s
 	if c.Remote.OnAll || c.Remote.NonAll {
 		return r.attachAll(c, pool)
 	}
-	for _, t := range r.transfer {
-		pool.Transfer = append(pool.Transfer, runner.NewText(t, c.syntax()))
-	}
-	for _, t := range r.ret {
-		pool.Return = append(pool.Return, runner.NewText(t, c.syntax()))
-	}
+	pool.Transfer, pool.Return = c.texts.transfer, c.texts.ret
 	pool.Cleanup = r.cleanup
 	jobs := r.jobs
 	slots, err := remote.NewSlots(nil, remote.SlotsConfig{

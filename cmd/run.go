@@ -316,7 +316,7 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 		Jobs:       b.Jobs,
 		Template:   c.template,
 		Env:        env,
-		WorkDir:    c.workDir(),
+		WorkDir:    c.texts.workDir,
 		SlotVar:    c.Runner.ProcessSlotVar,
 		DryRun:     c.Runner.DryRun,
 		TermSeq:    c.Runner.TermSeq,
@@ -338,6 +338,7 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 	if c.records != nil && c.Output.KeepOrder {
 		pool.Hold = &input.BlockHold{Dir: c.Output.TmpDir}
 	}
+	pool.NotStartedCommands = books.Failures != nil // its record names the command
 	return pool
 }
 
@@ -421,7 +422,7 @@ func newSink(c *Config, pool *runner.Pool, books *output.Books, st *stops, spool
 	if spool != nil {
 		pool.Spool, sink.Spool = spool, spool
 	}
-	switch name := runner.NewText(o.Results, c.syntax()); {
+	switch name := c.texts.results; {
 	case o.Results == "":
 	case output.IsResultsTable(o.Results):
 		// --results NAME.csv: rows of one file, opened with the books

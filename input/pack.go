@@ -276,9 +276,22 @@ func (p *Packer) flush() {
 // (two file names must not merge).
 type recordLines struct {
 	r *Reader
-	// one holds a single source's record: the Packer keeps the strings it
-	// is given, never the slice, so a million records need no slice each.
+	// src is the input's one source, when there is just one (its tuples
+	// are single), read here rather than through r.ts, each record into
+	// one: the Packer keeps the strings it is given, never the slice, so
+	// a million records need no slice each, where a tuple's next must
+	// make one (other readers keep it).
+	src Source
 	one [1]string
+}
+
+// newRecordLines reads the tuples of r, which has them (r.ts) already.
+func newRecordLines(r *Reader) *recordLines {
+	l := &recordLines{r: r}
+	if s, ok := r.ts.(single); ok {
+		l.src = s.src
+	}
+	return l
 }
 
 func (l *recordLines) ReadLine() ([]string, int, error) {
@@ -305,11 +318,10 @@ func (l *recordLines) ReadLine() ([]string, int, error) {
 
 // tuple reads the next tuple; a single source's record is put in l.one.
 func (l *recordLines) tuple() ([]string, error) {
-	s, ok := l.r.ts.(single)
-	if !ok {
+	if l.src == nil {
 		return l.r.ts.next()
 	}
-	rec, err := s.src.Next()
+	rec, err := l.src.Next()
 	if err != nil {
 		return nil, err
 	}

@@ -367,7 +367,7 @@ func (r *Reader) tellLost(err error) {
 func (r *Reader) packed() (Item, error) {
 	if r.Pack.Lines == nil {
 		r.ts = r.tuples()
-		r.Pack.Lines = &recordLines{r: r}
+		r.Pack.Lines = newRecordLines(r)
 	}
 	args, err := r.Pack.Next()
 	if err != nil {

@@ -17,8 +17,13 @@ import "os"
 // fan's own is one clear error and status 255.
 //
 // Not with --tag (lines are rewritten), --results and --files (the output
-// is saved or kept), --joblog (it counts the bytes each job wrote), -u and
-// --line-buffer (not grouped).
+// is saved or kept), --joblog (it counts the bytes each job wrote, and
+// --resume would skip jobs out of turn), -u and --line-buffer (not
+// grouped).
+//
+// These conditions, which hold for the whole run, are checked here and
+// only here; the pool decides for each attempt whether it is the one that
+// gets the file (its last attempt, run on this machine, next in turn).
 func (s *Sink) HandOver(serial bool) *os.File {
 	if !s.KeepOrder && !serial || s.LineBuffer || s.Ungrouped || s.Tag != nil || s.Results != nil || s.Files != nil || s.Joblog != nil {
 		return nil

@@ -55,7 +55,7 @@ type memory struct {
 // newMemory returns the memory files' side of a spool, with a total
 // budget of total bytes.
 func newMemory(total int64) *memory {
-	m := &memory{job: JobMemory, avail: func() (int64, bool) { return runner.Available(os.DirFS("/")) }}
+	m := &memory{job: JobMemory, avail: runner.Available}
 	m.limit.Store(total)
 	return m
 }

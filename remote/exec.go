@@ -51,9 +51,10 @@ import (
 // same user may take when pids wrap around (the local executor avoids it
 // by reaping late; a remote shell cannot).
 type Executor struct {
-	host  *Host
-	pass  map[string]bool // names of the variables (and bash functions) a job gets
-	vars  map[string]bool // those of pass that a shell can name: exported as variables
+	host *Host
+	// pass holds the names of the variables (and bash functions) a job
+	// gets, each true when a shell can name it: exported as a variable.
+	pass  map[string]bool
 	nonce string
 
 	mu        sync.Mutex
@@ -64,14 +65,19 @@ type Executor struct {
 // NewExecutor returns an executor for h. Jobs get runner.JobVars and the
 // variables named in env (--env) from their attempt's environment.
 func NewExecutor(h *Host, env []string) *Executor {
-	pass, vars := map[string]bool{}, map[string]bool{}
+	pass := map[string]bool{}
 	for _, n := range append(runner.JobVars(), env...) {
-		pass[n] = true
-		vars[n] = varName().MatchString(n) // checked once, not per job
+		pass[n] = varName().MatchString(n) // checked once, not per job
 	}
 	var b [8]byte
 	rand.Read(b[:])
-	return &Executor{host: h, pass: pass, vars: vars, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
+	return &Executor{host: h, pass: pass, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
+}
+
+// passes reports whether jobs get the variable or function name.
+func (e *Executor) passes(name string) bool {
+	_, ok := e.pass[name]
+	return ok
 }
 
 // RunsElsewhere implements runner.Elsewhere: the program of a job is
@@ -143,9 +149,9 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok:
-		case e.vars[name]:
+		case e.pass[name]: // passed, and a shell can name it
 			j.env = append(j.env, kv)
-		case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%") && e.pass[name[len("BASH_FUNC_"):len(name)-2]]:
+		case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%") && e.passes(name[len("BASH_FUNC_"):len(name)-2]):
 			j.funcs = append(j.funcs, kv) // an exported bash function (export -f)
 		}
 	}

@@ -3,7 +3,6 @@ package runner
 import (
 	"bufio"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -45,28 +44,19 @@ func processRoom(jobs, perJob int) (room int, limit string, ok bool) {
 // what jobs could need.
 func cgroupRoom(g *cgroups, jobs, perJob int) (room, limit int, ok bool) {
 	for _, dir := range g.dirs("pids") {
-		most, err1 := readCount(g.fsys, path.Join(dir, "pids.max")) // "max" is none
-		now, err2 := readCount(g.fsys, path.Join(dir, "pids.current"))
-		if err1 != nil || err2 != nil {
+		most, ok1 := readNumber(g.fsys, path.Join(dir, "pids.max"))
+		now, ok2 := readNumber(g.fsys, path.Join(dir, "pids.current"))
+		if !ok1 || !ok2 || most == noLimit {
 			continue
 		}
-		if r := most - now; !ok || r < room {
-			room, limit, ok = r, most, true
+		if r := int(most - now); !ok || r < room {
+			room, limit, ok = r, int(most), true
 		}
 	}
 	if !ok || jobs > 0 && room > perJob*jobs+256 {
 		return 0, 0, false
 	}
 	return room - threadReserve, limit, true
-}
-
-// readCount reads a file holding one number.
-func readCount(fsys fs.FS, name string) (int, error) {
-	b, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(strings.TrimSpace(string(b)))
 }
 
 // userRoom tells how many more tasks (processes and threads) the user

@@ -24,17 +24,23 @@ import (
 //
 // Without -k, output comes in completion order, and a job writing to
 // stdout while another runs could be overtaken by it; so only when jobs
-// run one at a time (Jobs 1, with a limit the caller keeps at 1) is a job
-// given stdout, on the same terms. Results then come in input order, but
+// run one at a time (Jobs 1, with a limit the caller keeps at 1) does the
+// caller give Direct, on the same terms. Results then come in input order, but
 // for a job waiting to retry, which frees its slot so that later jobs end
 // before it: until it ends, the count of results written stays below the
 // tickets of the jobs after it, and none of them goes direct. (Jobs that
 // --resume skips would come out of turn too; the caller gives no Direct
 // with it.)
 //
-// Only an attempt whose output is sure to be kept goes direct: the last
-// one a job may have (--retries), run here (not on a host that could be
-// lost, or under --memfree, which puts jobs back in the queue).
+// Who decides what: the caller gives Direct only for a run where a job
+// may have stdout at all (output.Sink.HandOver owns those conditions: in
+// input order or one job at a time, output captured and grouped, nothing
+// rewritten or saved, stdout a pipe apart from stderr); Pool.direct
+// decides, per attempt, the rest: only an attempt whose output is sure to
+// be kept goes direct, the last one a job may have (--retries), run here
+// (not on a host that could be lost), in a run that puts no jobs back in
+// the queue (--memfree), and only when it is next. A dry run starts no
+// job, so Direct goes unused there.
 
 // headOfLine tells which jobs are next in input order: a job's ticket
 // against the results written, and the last direct job that ended.
@@ -51,13 +57,12 @@ func (h *headOfLine) next(ticket int64) bool {
 }
 
 // direct reports the file an attempt of j writes its stdout into
-// straight away, or nil when its output is captured.
+// straight away, or nil when its output is captured. It checks only what
+// changes from one attempt to the next, and --memfree; whether the run
+// may give stdout to a job at all is the caller's to say (Direct).
 func (p *Pool) direct(j *job, attempt int, slot Slot) *os.File {
-	if p.Direct == nil || p.Spool == nil || p.Live || p.DryRun || p.Evict != nil {
-		return nil
-	}
-	if !p.KeepOrder && p.Jobs != 1 {
-		return nil
+	if p.Direct == nil || p.Evict != nil {
+		return nil // --memfree puts jobs back in the queue
 	}
 	if attempt < p.Retries {
 		return nil // a failed attempt's output is dropped

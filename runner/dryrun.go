@@ -77,11 +77,11 @@ func (p *Pool) limit() int {
 // run to run). Only the dispatcher's goroutine uses it.
 type drySlots struct {
 	numbers SlotNumbers
-	// held is a ring of the numbers of the jobs taken to be running,
-	// the oldest at held[first], n of them.
-	held     []int
-	first, n int
-	count    int // the jobs numbered without a limit
+	// held is a queue of the numbers of the jobs taken to be running,
+	// the oldest at held[gone].
+	held  []int
+	gone  int
+	count int // the jobs numbered without a limit
 }
 
 // next returns the next job's slot number, with limit jobs at once.
@@ -90,19 +90,17 @@ func (d *drySlots) next(limit int) int {
 		d.count++
 		return d.count
 	}
-	for ; d.n >= limit; d.n-- {
-		d.numbers.Put(d.held[d.first])
-		d.first = (d.first + 1) % len(d.held)
+	for len(d.held)-d.gone >= limit {
+		d.numbers.Put(d.held[d.gone])
+		d.gone++
 	}
-	if d.n == len(d.held) {
-		ring := make([]int, max(limit, 2*d.n))
-		for i := range d.n {
-			ring[i] = d.held[(d.first+i)%len(d.held)]
-		}
-		d.held, d.first = ring, 0
+	if d.gone > 0 && d.gone >= len(d.held)/2 {
+		// Move the running ones to the front, so that the queue reuses
+		// its room: re-slicing past each one that ends would make append
+		// grow it every few jobs.
+		d.held, d.gone = d.held[:copy(d.held, d.held[d.gone:])], 0
 	}
 	num := d.numbers.Take()
-	d.held[(d.first+d.n)%len(d.held)] = num
-	d.n++
+	d.held = append(d.held, num)
 	return num
 }

@@ -108,3 +108,17 @@ func TestDrySlots(t *testing.T) {
 		}
 	}
 }
+
+// The queue of a dry run's running slots reuses its room: a million jobs
+// at -j 3 keep it a few numbers long.
+func TestDrySlotsQueueBounded(t *testing.T) {
+	var d drySlots
+	for i := range 1_000_000 {
+		if n, want := d.next(3), i%3+1; n != want {
+			t.Fatalf("job %d got slot %d, want %d", i+1, n, want)
+		}
+	}
+	if c := cap(d.held); c > 8 {
+		t.Errorf("the queue of 3 running slots has room for %d", c)
+	}
+}

@@ -121,13 +121,10 @@ func (r *eachRun) job(item *input.Item, stop, kill context.Context, seq TermSeq,
 // so may run again).
 func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq, stderr io.Writer) (ok, retry bool) {
 	e, a := r.e, r.a
-	cmd := e.Template.Render(item, 1)
-	if err := cmd.Err; err != nil && !(err == e.Template.look && runsElsewhere(e.Exec)) {
+	var cmd Command
+	if err := renderCommand(&cmd, e.Template, e.WorkDir, e.Exec, item, 1); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
 		return false, false
-	}
-	if e.WorkDir != nil {
-		cmd.Dir = e.WorkDir.Render(item, 1)
 	}
 	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, 1, e.Login, e.Addr),
 		Stdout: a.Stdout, Stderr: a.Stderr, Shell: e.Template.shell, Cancel: a.Cancel,

@@ -49,15 +49,15 @@ func procsRunning(fsys fs.FS) (int, bool) {
 type MemGate struct {
 	Min int64
 	fs  fs.FS
-	cg  memCgroup
+	cg  func() *cgroups // fan's cgroups, read once (hostCgroups); nil for none
 }
 
 // NewMemGate returns the gate for --memfree min.
-func NewMemGate(min int64) *MemGate { return &MemGate{Min: min, fs: hostFS{}} }
+func NewMemGate(min int64) *MemGate { return &MemGate{Min: min, fs: hostFS{}, cg: hostCgroups} }
 
 // Open implements Gate.
 func (g *MemGate) Open() (bool, string) {
-	avail, ok := available(g.fs, &g.cg)
+	avail, ok := available(g.fs, g.cg)
 	if !ok || avail >= g.Min {
 		return true, ""
 	}
@@ -67,19 +67,21 @@ func (g *MemGate) Open() (bool, string) {
 // Short reports whether less than half of Min is available: then
 // --memfree puts the youngest running job back in the queue (Pool.Evict).
 func (g *MemGate) Short() bool {
-	avail, ok := available(g.fs, &g.cg)
+	avail, ok := available(g.fs, g.cg)
 	return ok && avail < g.Min/2
 }
 
-// Available is the memory available to fan's jobs: MemAvailable, or the
-// headroom of its memory cgroup when that is smaller. ok is false when
-// neither can be read.
-func Available(fsys fs.FS) (int64, bool) { return available(fsys, &memCgroup{}) }
+// Available is the memory available to fan's jobs on this machine:
+// MemAvailable, or the headroom of its memory cgroup when that is
+// smaller. ok is false when neither can be read. The output stage asks
+// it to size the memory its capture may hold (output.Spool).
+func Available() (int64, bool) { return available(hostFS{}, hostCgroups) }
 
-// available is Available with fan's memory cgroups found by cg.
-func available(fsys fs.FS, cg *memCgroup) (int64, bool) {
+// available is Available with /proc/meminfo read in fsys and the memory
+// cgroups among cg (nil for none).
+func available(fsys fs.FS, cg func() *cgroups) (int64, bool) {
 	avail, ok := memAvailable(fsys)
-	if limit, usage, limited := cg.read(fsys); limited && (!ok || limit-usage < avail) {
+	if limit, usage, limited := memLimit(cg); limited && (!ok || limit-usage < avail) {
 		return max(0, limit-usage), true
 	}
 	return avail, ok
@@ -100,24 +102,22 @@ func memAvailable(fsys fs.FS) (int64, bool) {
 	return 0, false
 }
 
-// memCgroup reads the limit and the usage of the memory cgroup, among
-// fan's and its ancestors', that has the least room left; limited is
-// false when none has a limit. The gates ask it before every job start,
-// so it finds the cgroups' directories (from /proc/self/mountinfo and
-// /proc/self/cgroup) once: fan does not move while it runs.
-type memCgroup struct {
-	once sync.Once
-	dirs []string
-}
-
-func (m *memCgroup) read(fsys fs.FS) (limit, usage int64, limited bool) {
-	m.once.Do(func() { m.dirs = readCgroups(fsys).dirs("memory") })
-	for _, dir := range m.dirs {
-		l, ok := readBytes(fsys, path.Join(dir, "memory.max"))
-		u, ok2 := readBytes(fsys, path.Join(dir, "memory.current"))
+// memLimit reads the limit and the usage of the memory cgroup, among
+// fan's and its ancestors' (in cg's, none when cg is nil), that has the
+// least room left; limited is false when none has a limit. The gates ask
+// it before every job start: cg is read once (hostCgroups), fan does not
+// move while it runs.
+func memLimit(cg func() *cgroups) (limit, usage int64, limited bool) {
+	if cg == nil {
+		return 0, 0, false
+	}
+	g := cg()
+	for _, dir := range g.dirs("memory") {
+		l, ok := readNumber(g.fsys, path.Join(dir, "memory.max"))
+		u, ok2 := readNumber(g.fsys, path.Join(dir, "memory.current"))
 		if !ok || !ok2 {
-			l, ok = readBytes(fsys, path.Join(dir, "memory.limit_in_bytes"))
-			u, ok2 = readBytes(fsys, path.Join(dir, "memory.usage_in_bytes"))
+			l, ok = readNumber(g.fsys, path.Join(dir, "memory.limit_in_bytes"))
+			u, ok2 = readNumber(g.fsys, path.Join(dir, "memory.usage_in_bytes"))
 		}
 		if !ok || !ok2 || l >= 1<<60 { // v1's "no limit" is a huge number
 			continue
@@ -139,8 +139,7 @@ func (m *memCgroup) read(fsys fs.FS) (limit, usage int64, limited bool) {
 type HeadroomGate struct {
 	// Running is how many jobs run now.
 	Running func() int
-	fs      fs.FS
-	cg      memCgroup
+	cg      func() *cgroups // fan's cgroups, read once (hostCgroups)
 
 	mu     sync.Mutex
 	perJob int64
@@ -148,7 +147,7 @@ type HeadroomGate struct {
 
 // NewHeadroomGate returns the memory gate of -j auto.
 func NewHeadroomGate(running func() int) *HeadroomGate {
-	return &HeadroomGate{Running: running, fs: hostFS{}}
+	return &HeadroomGate{Running: running, cg: hostCgroups}
 }
 
 // Sample looks at the cgroup's usage now, to learn what a job needs. The
@@ -158,7 +157,7 @@ func (g *HeadroomGate) Sample() {
 }
 
 func (g *HeadroomGate) sample() (limit, usage, perJob int64, limited bool) {
-	limit, usage, limited = g.cg.read(g.fs)
+	limit, usage, limited = memLimit(g.cg)
 	n := int64(g.Running())
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -182,15 +181,19 @@ func (g *HeadroomGate) Open() (bool, string) {
 	return true, ""
 }
 
-// readBytes reads a number of bytes from a cgroup file; "max" is no limit.
-func readBytes(fsys fs.FS, name string) (int64, bool) {
+// noLimit is what readNumber reads for "max".
+const noLimit = 1 << 62
+
+// readNumber reads the number of a cgroup file (bytes, tasks); "max", no
+// limit, reads as noLimit.
+func readNumber(fsys fs.FS, name string) (int64, bool) {
 	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return 0, false
 	}
 	s := strings.TrimSpace(string(b))
 	if s == "max" {
-		return 1 << 62, true
+		return noLimit, true
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil

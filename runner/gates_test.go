@@ -58,7 +58,8 @@ func TestMemGate(t *testing.T) {
 			"sys/fs/cgroup/job/memory.max": "100000000000\n", "sys/fs/cgroup/job/memory.current": "0\n",
 		}, 4000000 * 1024},
 	} {
-		got, ok := Available(mapFS(c.files))
+		fsys := mapFS(c.files)
+		got, ok := available(fsys, func() *cgroups { return readCgroups(fsys) })
 		if !ok || got != c.want {
 			t.Errorf("%s: available %d (%v), want %d", c.name, got, ok, c.want)
 		}
@@ -125,7 +126,8 @@ func TestHeadroomGate(t *testing.T) {
 	use := func(n, usage int) (bool, string) {
 		running = n
 		files["sys/fs/cgroup/job/memory.current"] = strconv.Itoa(usage) + "\n"
-		g.fs = mapFS(files)
+		fsys := mapFS(files)
+		g.cg = func() *cgroups { return readCgroups(fsys) }
 		return g.Open()
 	}
 	for _, c := range []struct {
@@ -143,7 +145,8 @@ func TestHeadroomGate(t *testing.T) {
 			t.Errorf("%d running using %d of 1000: open %v (%s), want %v", c.running, c.usage, open, why, c.open)
 		}
 	}
-	g.fs = mapFS(map[string]string{"proc/self/cgroup": "0::/\n"})
+	files = map[string]string{"proc/self/cgroup": "0::/\n"}
+	g.cg = func() *cgroups { return readCgroups(mapFS(files)) }
 	if open, _ := g.Open(); !open {
 		t.Error("no memory limit: the gate is closed")
 	}

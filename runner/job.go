@@ -41,13 +41,11 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Command: p.Template.Render(item, slot.N)}
-	if p.WorkDir != nil {
-		r.Command.Dir = p.WorkDir.Render(item, slot.N)
-	}
+	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host}
+	cmdErr := renderCommand(&r.Command, p.Template, p.WorkDir, slot.Exec, item, slot.N)
 	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
-	if err := r.Command.Err; err != nil && !(err == p.Template.look && runsElsewhere(slot.Exec)) {
-		return p.cannotStart(r, err)
+	if cmdErr != nil {
+		return p.cannotStart(r, cmdErr)
 	}
 	jc, err := p.capture(r, direct)
 	if err != nil {
@@ -154,6 +152,21 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	}
 	p.captured(r, jc)
 	return r
+}
+
+// renderCommand renders into c the command of item in slot n, from t, in
+// its directory of workDir (nil: fan's own), and returns what keeps it
+// from starting on exec, if anything: a program not found here is looked
+// for on the host of an executor that runs it elsewhere.
+func renderCommand(c *Command, t *Template, workDir *Text, exec Executor, item *input.Item, n int) error {
+	*c = t.Render(item, n)
+	if workDir != nil {
+		c.Dir = workDir.Render(item, n)
+	}
+	if c.Err != nil && !(c.Err == t.look && runsElsewhere(exec)) {
+		return c.Err
+	}
+	return nil
 }
 
 // started tells the output stage that an attempt begins, with descriptors

@@ -73,9 +73,12 @@ type Pool struct {
 	HoldOutput int64
 	// Direct, when set, is fan's stdout, given to the job whose output
 	// comes next, once all before it is written, to write its stdout
-	// into while it runs (see direct.go): with KeepOrder, or with Jobs 1
-	// when the caller keeps the limit at one job at a time. The output
-	// stage must write nothing to it but job output, in turn.
+	// into while it runs (see direct.go). The caller sets it only where
+	// that is safe for the run as a whole (output.Sink.HandOver says
+	// when: KeepOrder, or one job at a time with a limit the caller keeps
+	// at one; output captured in Spool, not Live); the pool decides per
+	// attempt. The output stage must write nothing to it but job output,
+	// in turn.
 	Direct *os.File
 	// Announce sends an Announced event for each command just before it
 	// starts (-t).
@@ -133,6 +136,12 @@ type Pool struct {
 	// SlotVar, when set, names an environment variable that holds the
 	// job's slot counted from 0 (xargs's --process-slot-var).
 	SlotVar string
+	// NotStartedCommands renders, for each item a drain or a halt keeps
+	// from starting, the command it would have run, into its Result
+	// (for the failures file's record). Without it such a result has no
+	// Command: a drain can leave a million items, and nothing else reads
+	// the commands of jobs that did not run.
+	NotStartedCommands bool
 
 	slots   Slots
 	capPoll *capturePoll // watches capture pipes while Run runs (capture_poll.go)
@@ -318,11 +327,11 @@ func (p *Pool) notStartedRest(ticket int64, items <-chan input.Item) {
 }
 
 // notStarted is the result of an item a drain or a halt kept from
-// starting. It carries the command the job would have run, for the
-// failures file's sidecar, rendered with no slot ({%} is 0).
+// starting. With NotStartedCommands, it carries the command the job
+// would have run, rendered with no slot ({%} is 0).
 func (p *Pool) notStarted(item input.Item) *Result {
 	r := &Result{Item: item, Status: -1, NotStarted: true}
-	if p.Template != nil {
+	if p.NotStartedCommands && p.Template != nil {
 		r.Command = p.Template.Render(&r.Item, 0)
 	}
 	return r

@@ -15,7 +15,9 @@ type Result struct {
 	Item input.Item
 	Slot int
 	// Host is where the job ran: a login of -S, or "" for this machine.
-	Host    string
+	Host string
+	// Command is what the job ran, or would have run: a job a drain or a
+	// halt kept from starting has it only with Pool.NotStartedCommands.
 	Command Command
 	// Status is the exit status, as GNU parallel's joblog has it: -1 when
 	// fan killed the job (timeout, drain, halt) or it was not started, 0

@@ -228,14 +228,14 @@ func TestTextNegativePositions(t *testing.T) {
 	}
 }
 
-// CheckText reports a --plus expression a text cannot use; NewText would
-// render the token as the plain argument.
-func TestCheckText(t *testing.T) {
+// ParseText reports a --plus expression a text cannot use; the text then
+// renders the token as the plain argument.
+func TestParseText(t *testing.T) {
 	sx := Syntax{Plus: true}
-	if err := CheckText("d-{/(/x}-e", sx); err == nil {
-		t.Error("CheckText of a bad expression: no error")
+	if _, err := ParseText("d-{/(/x}-e", sx); err == nil {
+		t.Error("ParseText of a bad expression: no error")
 	}
-	if err := CheckText("d-{/a/x}-e {#}", sx); err != nil {
-		t.Errorf("CheckText of good ones: %v", err)
+	if tx, err := ParseText("d-{/a/x}-e {#}", sx); err != nil || !tx.Varies() {
+		t.Errorf("ParseText of good ones: %v (varies %v)", err, tx.Varies())
 	}
 }

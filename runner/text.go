@@ -10,21 +10,21 @@ type Text struct {
 	parts []part
 }
 
-// NewText parses s with the replacement strings of sx, as the command
-// template's. A --plus expression it cannot read is an error that
-// CheckText reports; check texts with it first.
-func NewText(s string, sx Syntax) *Text {
+// ParseText parses s with the replacement strings of sx, as the command
+// template's. The error is a --plus expression it cannot read (the
+// command template reports its own, Template.Err); the Text then renders
+// such an expression as it stands.
+func ParseText(s string, sx Syntax) (*Text, error) {
 	sx.Replace = sx.replaceOf()
-	parts, _ := parseParts(s, sx)
-	return &Text{parts: parts}
+	parts, err := parseParts(s, sx)
+	return &Text{parts: parts}, err
 }
 
-// CheckText reports what NewText cannot read in s: a --plus expression
-// that is not valid (the command template reports its own, Template.Err).
-func CheckText(s string, sx Syntax) error {
-	sx.Replace = sx.replaceOf()
-	_, err := parseParts(s, sx)
-	return err
+// NewText is ParseText for a text whose errors were reported already, or
+// that fan made itself.
+func NewText(s string, sx Syntax) *Text {
+	t, _ := ParseText(s, sx)
+	return t
 }
 
 // Render returns the text of one job. A replacement string with several
