@@ -162,9 +162,8 @@ func (c *Config) buildTemplate() error {
 	if o.Xargs && len(words) == 0 {
 		words = []string{"echo"} // as in xargs
 	}
-	sx := c.syntax()
 	c.template = runner.NewTemplate(runner.TemplateOptions{
-		Words: words, Replace: sx.Replace, Plus: sx.Plus, Counts: sx.Counts, Names: sx.Names, Shell: c.shellPath,
+		Syntax: c.syntax(), Words: words, Shell: c.shellPath,
 		Argv: o.Xargs, Context: c.contextReplace(),
 		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
 		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.workDir() != nil,
@@ -326,7 +325,7 @@ func (c *Config) workDir() *runner.Text {
 // syntax is the replacement strings of the command, --tagstring and the
 // other texts rendered per job.
 func (c *Config) syntax() runner.Syntax {
-	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts, Names: c.names}
+	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts, Names: c.names, DryRun: c.Runner.DryRun}
 }
 
 // tagger returns what starts each output line of a job (--tag,

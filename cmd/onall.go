@@ -119,7 +119,7 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 	if len(words) == 0 {
 		words = []string{"/bin/sh"}
 	}
-	pool.Template = runner.NewTemplate(runner.TemplateOptions{Words: words, Argv: true, Replace: "\x00"})
+	pool.Template = runner.NewTemplate(runner.TemplateOptions{Words: words, Argv: true, Syntax: runner.Syntax{Replace: "\x00"}})
 	pool.Slots = &onAllSlots{FixedSlots: runner.NewFixedSlots(c.jobs, "-j: hosts run at once by --onall", a), all: a}
 	pool.WorkDir, pool.Transfer, pool.Return = nil, nil, nil
 	pool.Timeout, pool.Retries = runner.Timeout{}, 0

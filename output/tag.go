@@ -15,7 +15,7 @@ func NewTagger(tagString string, sx runner.Syntax, tag bool) func(*runner.Result
 	switch {
 	case tagString != "":
 		t := runner.NewText(tagString, sx)
-		return func(r *runner.Result) string { return t.Render(&r.Item, r.Slot) }
+		return func(r *runner.Result) string { return t.Render(&r.Item, r.Where()) }
 	case tag:
 		return func(r *runner.Result) string { return strings.Join(r.Item.Args, " ") }
 	}

@@ -15,7 +15,9 @@ type Result struct {
 	Item input.Item
 	Slot int
 	// Host is where the job ran: a login of -S, or "" for this machine.
-	Host    string
+	Host string
+	// Addr is Host's host part alone, or "" for this machine (Slot.Addr).
+	Addr    string
 	Command Command
 	// Status is the exit status, as GNU parallel's joblog has it: -1 when
 	// fan killed the job (timeout, drain, halt) or it was not started, 0
@@ -82,6 +84,10 @@ func (r *Result) Failure() string {
 	}
 	return fmt.Sprintf("exit %d", r.Status)
 }
+
+// Where is the slot the job ran in, for rendering a text of it
+// (--tagstring, --results): its number and host, without the executor.
+func (r *Result) Where() Slot { return Slot{N: r.Slot, Host: r.Host, Addr: r.Addr} }
 
 // OK reports whether the job ran and exited 0.
 func (r *Result) OK() bool {
