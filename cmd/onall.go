@@ -128,7 +128,7 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 }
 
 // onAllSlots are -j's slots for the hosts' jobs, each naming its host
-// (the joblog's Host column). The pool takes a slot for each of its jobs
+// (the joblog's Host column, and {host} and {sshlogin} of --tagstring). The pool takes a slot for each of its jobs
 // in input order, and never again (Each neither fails to start nor is
 // lost, and --memfree is refused), so the k'th slot is the k'th login's.
 type onAllSlots struct {
@@ -145,8 +145,8 @@ func (s *onAllSlots) Take(ctx context.Context) (runner.Slot, bool) {
 	if ok {
 		s.mu.Lock()
 		if s.next < len(s.all.places) {
-			if name := s.all.places[s.next].name; name != ":" {
-				slot.Host = name
+			if place := s.all.places[s.next]; place.name != ":" {
+				slot.Host, slot.Addr = place.name, place.each.Addr
 			}
 		}
 		s.next++
