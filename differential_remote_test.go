@@ -33,6 +33,11 @@ func TestDifferentialRemote(t *testing.T) {
 		{"onall", []string{"-k", "--onall", "-S", "h1,h2", "echo {}; [ {} != b ]", ":::", "a", "b", "c"}},
 		{"onall-tag", []string{"-k", "--tag", "--onall", "-S", "2/h1,h2", "echo", ":::", "x", "y"}},
 		{"onall-two-sources", []string{"-k", "--onall", "-S", "h1,h2", "-j1", "echo {1}-{2}; exit {2}", ":::", "a", "b", ":::", "0", "1"}},
+		// --plus's {host} and {sshlogin}: the host and login a job runs on
+		// (GNU parallel has its shell expand $PARALLEL_SSHHOST there).
+		{"plus-host", []string{"-k", "--plus", "-S", "2/" + hs.Hosts[0].User + "@h1", `echo {host} {sshlogin} "{host}" {}`, ":::", "a", "b"}},
+		{"plus-host-onall", []string{"-k", "--plus", "--onall", "-S", "h1,h2", "echo {host} {sshlogin} {}", ":::", "x", "y"}},
+		{"plus-host-nonall", []string{"-k", "--plus", "--nonall", "-S", hs.Hosts[1].User + "@h2", "echo {host} {sshlogin}"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
