@@ -3,6 +3,7 @@ package runner
 import (
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fan-run/fan/input"
@@ -118,6 +119,21 @@ func TestContextReplace(t *testing.T) {
 		c := tpl.Render(item, Slot{N: 1})
 		if got := c.String(); got != tt.want {
 			t.Errorf("%q (context %v): %s, want %s", tt.words, tt.context, got, tt.want)
+		}
+	}
+}
+
+// TestSizeRoomForHost: Size leaves room for {host} and {sshlogin}, whose
+// values are known only when the job starts, on whichever host.
+func TestSizeRoomForHost(t *testing.T) {
+	tpl := NewTemplate(TemplateOptions{Syntax: Syntax{Plus: true}, Words: []string{"echo", "{sshlogin}", "{host}", "{}"}})
+	base, cost := tpl.Size()
+	long := strings.Repeat("h", 200)
+	item := &input.Item{Seq: 1, Args: []string{"it's"}}
+	for _, slot := range []Slot{{N: 1}, {N: 1, Host: "ssh -o 'A B' me@" + long + ":2222", Addr: long}} {
+		line := tpl.line(item, &slot)
+		if want := base + cost("it's", true); len(line)+1 > want {
+			t.Errorf("in %+v: %q is %d bytes, Size says %d", slot, line, len(line)+1, want)
 		}
 	}
 }
