@@ -128,9 +128,10 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 }
 
 // onAllSlots are -j's slots for the hosts' jobs, each naming its host
-// (the joblog's Host column, and {host} and {sshlogin} of --tagstring). The pool takes a slot for each of its jobs
-// in input order, and never again (Each neither fails to start nor is
-// lost, and --memfree is refused), so the k'th slot is the k'th login's.
+// (the joblog's Host column, --tagstring's {host} and {sshlogin}). The
+// pool takes a slot for each of its jobs in input order, and never again
+// (Each neither fails to start nor is lost, and --memfree is refused), so
+// the k'th slot is the k'th login's.
 type onAllSlots struct {
 	*runner.FixedSlots
 	all *onAll

@@ -246,13 +246,11 @@ func plusCount(body string, sx Syntax) *token {
 	case "slot":
 		return &token{what: jobSlot}
 	case "host", "sshlogin", "hgrp", "agrp":
+		h := hostStrings[body]
 		if sx.DryRun {
-			return &token{what: hostText, text: hostVars[body]}
+			return &token{what: hostText, text: h.gnu}
 		}
-		// {hgrp} and {agrp} are the host groups of the job's host and of
-		// its arguments: GNU parallel gives nothing without --hostgroups,
-		// which fan lacks.
-		return &token{what: map[string]what{"host": jobHost, "sshlogin": jobLogin, "hgrp": noValue, "agrp": noValue}[body]}
+		return &token{what: h.what}
 	case "choose_k":
 		return &token{what: allArgs, skips: notIncreasing}
 	case "uniq":
@@ -268,11 +266,20 @@ func plusCount(body string, sx Syntax) *token {
 	return nil
 }
 
-// hostVars are the variables that GNU parallel writes for {host},
-// {sshlogin}, {hgrp} and {agrp}, unquoted, for its jobs' shell to expand:
-// fan's dry run shows them as it does.
-var hostVars = map[string]string{"host": "${PARALLEL_SSHHOST}", "sshlogin": "${PARALLEL_SSHLOGIN}",
-	"hgrp": "${PARALLEL_HOSTGROUPS}", "agrp": "${PARALLEL_ARGHOSTGROUPS}"}
+// hostStrings are --plus's strings of where a job runs: what each stands
+// for, and the variable GNU parallel writes for it, unquoted, for its
+// jobs' shell to expand (fan's dry run writes it too). {hgrp} and {agrp}
+// are the host groups of the job's host and of its arguments: GNU
+// parallel gives nothing for them without --hostgroups, which fan lacks.
+var hostStrings = map[string]struct {
+	what what
+	gnu  string
+}{
+	"host":     {jobHost, "${PARALLEL_SSHHOST}"},
+	"sshlogin": {jobLogin, "${PARALLEL_SSHLOGIN}"},
+	"hgrp":     {noValue, "${PARALLEL_HOSTGROUPS}"},
+	"agrp":     {noValue, "${PARALLEL_ARGHOSTGROUPS}"},
+}
 
 // hasToken reports whether any part is a replacement string.
 func hasToken(parts []part) bool {
