@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -15,6 +16,7 @@ import (
 func TestDifferentialRemote(t *testing.T) {
 	parallel, fan := parallelAndFan(t)
 	hs := sshtest.Start(t, 2, sshtest.Options{})
+	h2 := hs.Hosts[1]
 	// Not "new\nline": GNU parallel passes it to a remote command as two
 	// words (new, line); fan passes it byte-exact, as it does locally
 	// (remote/exec_test.go checks that).
@@ -33,6 +35,16 @@ func TestDifferentialRemote(t *testing.T) {
 		{"onall", []string{"-k", "--onall", "-S", "h1,h2", "echo {}; [ {} != b ]", ":::", "a", "b", "c"}},
 		{"onall-tag", []string{"-k", "--tag", "--onall", "-S", "2/h1,h2", "echo", ":::", "x", "y"}},
 		{"onall-two-sources", []string{"-k", "--onall", "-S", "h1,h2", "-j1", "echo {1}-{2}; exit {2}", ":::", "a", "b", ":::", "0", "1"}},
+		// --plus's {host} and {sshlogin}: the host and login a job runs on
+		// (GNU parallel has its shell expand $PARALLEL_SSHHOST there).
+		{"plus-host", []string{"-k", "--plus", "-S", "2/" + hs.Hosts[0].User + "@h1", `echo {host} {sshlogin} "{host}" {}`, ":::", "a", "b"}},
+		{"plus-host-onall", []string{"-k", "--plus", "--onall", "-S", "h1,h2", "echo {host} {sshlogin} {}", ":::", "x", "y"}},
+		{"plus-host-nonall", []string{"-k", "--plus", "--nonall", "-S", hs.Hosts[1].User + "@h2", "echo {host} {sshlogin}"}},
+		// A login by address and port, and one with an ssh command of its
+		// own (GNU parallel splits that one at its blanks: echo joins them
+		// again).
+		{"plus-host-port", []string{"-k", "--plus", "-S", fmt.Sprintf("1/%s@%s:%d", h2.User, h2.Addr, h2.Port), "echo {host} {sshlogin} {}", ":::", "a"}},
+		{"plus-host-ssh-command", []string{"-k", "--plus", "-S", fmt.Sprintf("1/%s -p %d %s@%s", hs.SSHCommand(), h2.Port, h2.User, h2.Addr), "echo {host} {sshlogin} {}", ":::", "a"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,8 +10,9 @@ import (
 // --header in argument mode, --shuf ...), run through fan and GNU parallel
 // as diffCases are. Cases where fan deliberately differs are left out,
 // each with the reason:
-//   - {host}, {sshlogin}, {hgrp}, {agrp} of --plus: fan does not have
-//     them (see README).
+//   - {host} and {sshlogin} of --plus where GNU parallel's text for
+//     them (${PARALLEL_SSHHOST}) is not expanded by a shell: in '...',
+//     --tagstring, --workdir, -q; fan gives the value there too.
 //   - --plus's regular expressions are Perl's in GNU parallel and Go's in
 //     fan: only expressions both read alike are compared.
 var vocabCases = []diffCase{
@@ -31,6 +32,11 @@ var vocabCases = []diffCase{
 	{name: "plus-choose-k", args: []string{"-k", "--plus", "echo", "{#}", "{choose_k}", ":::", "a", "b", "c", ":::", "a", "b", "c"}, anyStatus: true},
 	{name: "plus-uniq", args: []string{"-k", "--plus", "echo", "{#}", "{}", "{uniq}", ":::", "a", "b", ":::", "a", "b", ":::", "c"}, anyStatus: true},
 	{name: "plus-off", args: []string{"-k", "echo", "{..}", "{+/}", ":::", "a.b.c"}},
+	// {host} and {sshlogin} are ":" on this machine; {hgrp} and {agrp}
+	// nothing without host groups; a dry run writes them all as variables.
+	{name: "plus-host", args: []string{"-k", "--plus", "echo", "{host}", "{sshlogin}", "{hgrp}", "[{agrp}]", `"{host}"`, "{}", ":::", "a", "b"}},
+	{name: "plus-host-login", args: []string{"-k", "--plus", "-S", "2/:", "echo", "{host}", "{sshlogin}", "{}", ":::", "a", "b"}},
+	{name: "plus-host-dry-run", args: []string{"-k", "--dry-run", "--plus", "echo", "{host}", "{sshlogin}", "{hgrp}", "{agrp}", "{}", ":::", "a"}},
 
 	// --header in argument mode: the first value of each source names it,
 	// or the first line names the columns (split at --colsep, else a tab).

@@ -864,3 +864,45 @@ func TestRemoteSSHFlagWinsAndTf(t *testing.T) {
 		t.Errorf("status %d, stdout %q; stderr:\n%s", r.status, r.stdout, r.stderr)
 	}
 }
+
+// TestRemotePlusHost: --plus's {host} and {sshlogin} name the host a job
+// runs on and the login it went through, as PARALLEL_SSHHOST and
+// PARALLEL_SSHLOGIN do there: the login as given (user, port, ssh command
+// and all, without N/), and its host part alone.
+func TestRemotePlusHost(t *testing.T) {
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	dir := t.TempDir()
+	h2 := hs.Hosts[1]
+	// h2 by its address, with its user and port in the login.
+	login2 := fmt.Sprintf("%s@%s:%d", h2.User, h2.Addr, h2.Port)
+	// Each host has one slot and each job lasts: the two jobs run one on
+	// each host.
+	r := run(t, remoteFan(t, hs, dir, "--plus", "-S", "1/h1,1/"+login2, "--tagstring", "{host}",
+		`sleep 0.5; echo "{host}|{sshlogin}|$PARALLEL_SSHHOST|$PARALLEL_SSHLOGIN|$(id -un)|{}"`, ":::", "a", "b"))
+	want := []string{
+		"h1\th1|h1|h1|h1|" + hs.Hosts[0].User + "|",
+		h2.Addr + "\t" + h2.Addr + "|" + login2 + "|" + h2.Addr + "|" + login2 + "|" + h2.User + "|",
+	}
+	sort.Strings(want)
+	lines := sortedLines(r.stdout)
+	if r.status != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], want[0]) || !strings.HasPrefix(lines[1], want[1]) {
+		t.Errorf("status %d, stdout %q, want lines starting %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	// A login with an ssh command of its own: {sshlogin} holds it, quoted
+	// as one word; {host} is the host alone.
+	own := hs.SSHCommand() + " " + h2.User + "@h2"
+	r = run(t, remoteFan(t, hs, dir, "--plus", "-S", "1/"+own, `printf '%s|' {host} {sshlogin} {}; echo`, ":::", "it's"))
+	if want := "h2|" + own + "|it's|\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("own ssh command: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	// --onall and --nonall: each host's jobs see their host.
+	r = run(t, remoteFan(t, hs, dir, "--plus", "-k", "--onall", "-S", "h1,"+login2, `echo {host} {sshlogin} {}`, ":::", "x"))
+	if want := "h1 h1 x\n" + h2.Addr + " " + login2 + " x\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("--onall: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	r = run(t, remoteFan(t, hs, dir, "--plus", "-k", "--nonall", "--tagstring", "{sshlogin}", "-S", "h1,:", `echo {host}`))
+	if want := "h1\th1\n:\t:\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("--nonall: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	noLeftovers(t, hs)
+}

@@ -165,7 +165,7 @@ func (c *Config) buildTemplate() error {
 	sx := c.syntax()
 	textErr := c.parseTexts() // reported after the command's own
 	c.template = runner.NewTemplate(runner.TemplateOptions{
-		Words: words, Replace: sx.Replace, Plus: sx.Plus, Counts: sx.Counts, Names: sx.Names, Shell: c.shellPath,
+		Syntax: sx, Words: words, Shell: c.shellPath,
 		Argv: o.Xargs, Context: c.contextReplace(),
 		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
 		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.texts.workDir != nil,
@@ -296,7 +296,7 @@ func (c *Config) shell(functions map[string]bool) (string, error) {
 // syntax is the replacement strings of the command, --tagstring and the
 // other texts rendered per job.
 func (c *Config) syntax() runner.Syntax {
-	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts, Names: c.names}
+	return runner.Syntax{Replace: c.replace, Plus: c.Runner.Plus, Counts: c.counts, Names: c.names, DryRun: c.Runner.DryRun}
 }
 
 // linked tells, for each input source, whether it is linked to the one

@@ -61,7 +61,7 @@ func addPipeFlags(f *pflag.FlagSet, o *Options) {
 // addCommandFlags: how each job's command is built.
 func addCommandFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVarP(&o.Runner.Replace, "replace", "I", "", "use `STR` instead of {} for the whole item")
-	f.BoolVar(&o.Runner.Plus, "plus", false, "add GNU parallel's further replacement strings: {..} {+.} {+/} {##} {0#} {:-STR} {#RE} {%RE} {/RE/STR} {^RE} and the rest (see docs/reference.md)")
+	f.BoolVar(&o.Runner.Plus, "plus", false, "add GNU parallel's further replacement strings: {..} {+.} {+/} {##} {0#} {:-STR} {#RE} {%RE} {/RE/STR} {^RE} {host} {sshlogin} and the rest (see docs/reference.md)")
 	f.BoolVarP(&o.Runner.Quote, "quote", "q", false, "keep each word of the command one word as given, shell characters and all ({} still works)")
 	f.StringVar(&o.Runner.WorkDir, "workdir", "", "run each job in `DIR`, made if missing (it may hold {} and the like; also --wd)")
 	f.StringVar(&o.Runner.Shell, "shell", "/bin/sh", "run commands that need a shell with `PATH`")

@@ -40,6 +40,13 @@ the same for input source, argument or column \fIn\fR
 the same for argument or column \fIn\fR counted from the last: {\-1} is the last
 .PP
 \fB\-I\fR \fISTR\fR uses \fISTR\fR instead of {} for the whole item.
+\fB\-\-plus\fR adds GNU parallel's further strings ({..}, {+.}, {##},
+{0#}, {:\-STR}, {/RE/STR} and the rest: see docs/reference.md), among them
+{host} and {sshlogin}, the host and the login the job runs on (as
+\fBPARALLEL_SSHHOST\fR and \fBPARALLEL_SSHLOGIN\fR; \fB:\fR on this
+machine; written as those variables by \fB\-\-dry\-run\fR, which chooses
+no host), and {hgrp} and {agrp}, which give nothing (fan has no host
+groups).
 .SH PIPE MODE
 With \fB\-\-pipe\fR, stdin (or the file of \fB\-a\fR) is cut into blocks of
 about \fB\-\-block\fR bytes at record boundaries (\fB\-\-recend\fR, a newline

@@ -113,7 +113,7 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 	if len(words) == 0 {
 		words = []string{"/bin/sh"}
 	}
-	pool.Template = runner.NewTemplate(runner.TemplateOptions{Words: words, Argv: true, Replace: "\x00"})
+	pool.Template = runner.NewTemplate(runner.TemplateOptions{Words: words, Argv: true, Syntax: runner.Syntax{Replace: "\x00"}})
 	pool.Slots = &onAllSlots{FixedSlots: runner.NewFixedSlots(c.jobs, "-j: hosts run at once by --onall", a), all: a}
 	pool.WorkDir, pool.Transfer, pool.Return = nil, nil, nil
 	pool.Timeout, pool.Retries = runner.Timeout{}, 0
@@ -122,9 +122,10 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 }
 
 // onAllSlots are -j's slots for the hosts' jobs, each naming its host
-// (the joblog's Host column). The pool takes a slot for each of its jobs
-// in input order, and never again (Each neither fails to start nor is
-// lost, and --memfree is refused), so the k'th slot is the k'th login's.
+// (the joblog's Host column, --tagstring's {host} and {sshlogin}). The
+// pool takes a slot for each of its jobs in input order, and never again
+// (Each neither fails to start nor is lost, and --memfree is refused), so
+// the k'th slot is the k'th login's.
 type onAllSlots struct {
 	*runner.FixedSlots
 	all *onAll
@@ -139,8 +140,8 @@ func (s *onAllSlots) Take(ctx context.Context) (runner.Slot, bool) {
 	if ok {
 		s.mu.Lock()
 		if s.next < len(s.all.places) {
-			if name := s.all.places[s.next].name; name != ":" {
-				slot.Host = name
+			if place := s.all.places[s.next]; place.name != ":" {
+				slot.Host, slot.Addr = place.name, place.each.Addr
 			}
 		}
 		s.next++

@@ -91,7 +91,7 @@ func TestEnvironmentWorkdirAndShell(t *testing.T) {
 
 	// A job run through bash locally runs through bash on the host.
 	if _, err := exec.LookPath("bash"); err == nil {
-		c := runner.NewTemplate(runner.TemplateOptions{Words: []string{`echo "$BASH_VERSION" | cut -c1`}, Shell: "/usr/bin/bash"}).Render(&input.Item{Seq: 1}, 1)
+		c := runner.NewTemplate(runner.TemplateOptions{Words: []string{`echo "$BASH_VERSION" | cut -c1`}, Shell: "/usr/bin/bash"}).Render(&input.Item{Seq: 1}, runner.Slot{N: 1})
 		if j := run(t, e, &c, nil); j.err != nil || strings.TrimSpace(j.stdout) == "" {
 			t.Errorf("bash job: %q, %v", j.stdout, j.err)
 		}

@@ -43,7 +43,7 @@ func hosts(t *testing.T, n int, o sshtest.Options, c remote.Config) (*sshtest.Ho
 // would.
 func shell(template string, args ...string) *runner.Command {
 	t := runner.NewTemplate(runner.TemplateOptions{Words: []string{template}})
-	c := t.Render(&input.Item{Seq: 1, Args: args}, 1)
+	c := t.Render(&input.Item{Seq: 1, Args: args}, runner.Slot{N: 1})
 	return &c
 }
 

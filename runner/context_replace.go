@@ -19,7 +19,7 @@ func hasAllArgs(w []part) bool {
 // appendContext appends the word w once for each argument of the job, {}
 // standing for that argument alone (-X). A job with no arguments (-n 0)
 // gets the word once, {} standing for nothing, as in GNU parallel.
-func appendContext(argv []string, w []part, item *input.Item, slot int) []string {
+func appendContext(argv []string, w []part, item *input.Item, slot *Slot) []string {
 	if len(item.Args) == 0 {
 		return append(argv, string(renderParts(nil, w, item, slot, -1, false)))
 	}
@@ -32,7 +32,7 @@ func appendContext(argv []string, w []part, item *input.Item, slot int) []string
 // contextLine renders the template as a shell command line under -X: words
 // are joined with single spaces, and a word holding {} beside other text is
 // repeated for each argument (or given once, as appendContext does).
-func (t *Template) contextLine(item *input.Item, slot int) []byte {
+func (t *Template) contextLine(item *input.Item, slot *Slot) []byte {
 	b := make([]byte, 0, 64)
 	for k, w := range t.lwords {
 		if k > 0 {

@@ -54,7 +54,8 @@ func (p *Pool) render(item *input.Item, slot Slot) *Result {
 	}
 	n := p.drySlots.next(p.limit())
 	r := p.stream.dryResult()
-	*r = Result{Item: *item, Slot: n, Host: slot.Host, Command: p.Template.Render(item, n), DryRun: true}
+	slot.N = n
+	*r = Result{Item: *item, Slot: n, Host: slot.Host, Addr: slot.Addr, Command: p.Template.Render(item, slot), DryRun: true}
 	return r
 }
 

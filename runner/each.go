@@ -121,14 +121,15 @@ func (r *eachRun) job(item *input.Item, stop, kill context.Context, seq TermSeq,
 // so may run again).
 func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq, stderr io.Writer) (ok, retry bool) {
 	e, a := r.e, r.a
+	slot := Slot{N: 1, Host: e.Login, Addr: e.Addr, Exec: e.Exec}
 	var cmd Command
-	if err := renderCommand(&cmd, e.Template, e.WorkDir, e.Exec, item, 1); err != nil {
+	if err := renderCommand(&cmd, e.Template, e.WorkDir, item, slot); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
 		return false, false
 	}
-	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, 1, e.Login, e.Addr),
+	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, slot),
 		Stdout: a.Stdout, Stderr: a.Stderr, Shell: e.Template.shell, Cancel: a.Cancel,
-		Files: renderFiles(e.Transfer, e.Return, e.Cleanup, item, 1)}
+		Files: renderFiles(e.Transfer, e.Return, e.Cleanup, item, slot)}
 	pr, err := e.Exec.Start(att)
 	if err != nil {
 		fmt.Fprintf(stderr, "fan: job %d: %v\n", item.Seq, err)

@@ -27,7 +27,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		// --cat, --fifo: {} names the block's file.
 		var err error
 		if bf, err = newBlockFile(p.TmpDir, p.StdinAs, item.Stdin); err != nil {
-			return p.cannotStart(&Result{Item: *item, Slot: slot.N, Host: slot.Host, Start: time.Now()},
+			return p.cannotStart(&Result{Item: *item, Slot: slot.N, Host: slot.Host, Addr: slot.Addr, Start: time.Now()},
 				&StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 126, Reason: "cannot make the file of its block: " + err.Error()})
 		}
 		named := *item
@@ -41,8 +41,8 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host}
-	cmdErr := renderCommand(&r.Command, p.Template, p.WorkDir, slot.Exec, item, slot.N)
+	r := &Result{Item: *item, Slot: slot.N, Host: slot.Host, Addr: slot.Addr}
+	cmdErr := renderCommand(&r.Command, p.Template, p.WorkDir, item, slot)
 	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
 	if cmdErr != nil {
 		return p.cannotStart(r, cmdErr)
@@ -70,7 +70,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	p.started(r)
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot),
-		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot.N)}
+		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot)}
 	if jc != nil {
 		a.Stdout, a.Stderr = jc.stdout(), jc.stderr()
 	}
@@ -154,16 +154,16 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	return r
 }
 
-// renderCommand renders into c the command of item in slot n, from t, in
+// renderCommand renders into c the command of item in slot, from t, in
 // its directory of workDir (nil: fan's own), and returns what keeps it
-// from starting on exec, if anything: a program not found here is looked
-// for on the host of an executor that runs it elsewhere.
-func renderCommand(c *Command, t *Template, workDir *Text, exec Executor, item *input.Item, n int) error {
-	*c = t.Render(item, n)
+// from starting on the slot's executor, if anything: a program not found
+// here is looked for on the host of an executor that runs it elsewhere.
+func renderCommand(c *Command, t *Template, workDir *Text, item *input.Item, slot Slot) error {
+	*c = t.Render(item, slot)
 	if workDir != nil {
-		c.Dir = workDir.Render(item, n)
+		c.Dir = workDir.Render(item, slot)
 	}
-	if c.Err != nil && !(c.Err == t.look && runsElsewhere(exec)) {
+	if c.Err != nil && !(c.Err == t.look && runsElsewhere(slot.Exec)) {
 		return c.Err
 	}
 	return nil
@@ -176,7 +176,7 @@ func (p *Pool) started(r *Result) {
 	if !p.Live {
 		return // nobody needs to know
 	}
-	ev := Event{Kind: Started, Result: &Result{Item: r.Item, Slot: r.Slot, Host: r.Host, Command: r.Command}}
+	ev := Event{Kind: Started, Result: &Result{Item: r.Item, Slot: r.Slot, Host: r.Host, Addr: r.Addr, Command: r.Command}}
 	ev.Live = liveFiles(r) // nil when they cannot be had: the output is written whole when the job ends
 	p.events <- ev
 }
@@ -219,14 +219,14 @@ func (p *Pool) cannotStart(r *Result, err error) *Result {
 
 // files renders the files a remote job takes along and brings back, or
 // nil.
-func (p *Pool) files(item *input.Item, slot int) *Files {
+func (p *Pool) files(item *input.Item, slot Slot) *Files {
 	return renderFiles(p.Transfer, p.Return, p.Cleanup, item, slot)
 }
 
 // renderFiles renders, for item in slot, the files of --transferfile
 // (transfer) and --return (ret) of a remote job, or nil when there are
 // none.
-func renderFiles(transfer, ret []*Text, cleanup bool, item *input.Item, slot int) *Files {
+func renderFiles(transfer, ret []*Text, cleanup bool, item *input.Item, slot Slot) *Files {
 	if len(transfer) == 0 && len(ret) == 0 {
 		return nil
 	}

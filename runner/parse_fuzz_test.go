@@ -72,6 +72,6 @@ func FuzzTemplate(f *testing.F) {
 			return
 		}
 		it := input.Item{Seq: 1, Args: []string{item, item}, Records: []string{item}}
-		tp.Render(&it, 1)
+		tp.Render(&it, Slot{N: 1})
 	})
 }

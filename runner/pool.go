@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -247,7 +246,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 		// a delay apart).
 		announced := p.Announce && p.Delay == 0
 		if announced {
-			p.announce(p.Template.Render(&item, slot.N))
+			p.announce(p.Template.Render(&item, slot))
 		}
 		wg.Add(1)
 		go func(j job) {
@@ -328,11 +327,11 @@ func (p *Pool) notStartedRest(ticket int64, items <-chan input.Item) {
 
 // notStarted is the result of an item a drain or a halt kept from
 // starting. With NotStartedCommands, it carries the command the job
-// would have run, rendered with no slot ({%} is 0).
+// would have run, rendered with no slot ({%} is 0, and the host this machine).
 func (p *Pool) notStarted(item input.Item) *Result {
 	r := &Result{Item: item, Status: -1, NotStarted: true}
 	if p.NotStartedCommands && p.Template != nil {
-		r.Command = p.Template.Render(&r.Item, 0)
+		r.Command = p.Template.Render(&r.Item, Slot{})
 	}
 	return r
 }
@@ -385,18 +384,18 @@ func (p *Pool) announce(c Command) {
 // jobEnv is the environment of one attempt: the pool's, with the job's
 // number, slot and host.
 func (p *Pool) jobEnv(seq int64, slot Slot) []string {
-	return jobEnv(p.Env, p.SlotVar, seq, slot.N, slot.Host, slot.Addr)
+	return jobEnv(p.Env, p.SlotVar, seq, slot)
 }
 
-// jobEnv is base with the JobVars of job seq in slot on login at host ("",
-// "": this machine), and slotVar (if set) holding the slot counted from 0.
-func jobEnv(base []string, slotVar string, seq int64, slot int, login, host string) []string {
-	s, n := strconv.FormatInt(seq, 10), strconv.Itoa(slot)
+// jobEnv is base with the JobVars of job seq in slot, and slotVar (if
+// set) holding the slot's number counted from 0.
+func jobEnv(base []string, slotVar string, seq int64, slot Slot) []string {
+	s, n := strconv.FormatInt(seq, 10), strconv.Itoa(slot.N)
 	env := append(base[:len(base):len(base)],
 		"FAN_SEQ="+s, "FAN_SLOT="+n, "PARALLEL_SEQ="+s, "PARALLEL_JOBSLOT="+n,
-		"PARALLEL_SSHLOGIN="+cmp.Or(login, ":"), "PARALLEL_SSHHOST="+cmp.Or(host, ":"))
+		"PARALLEL_SSHLOGIN="+slot.login(), "PARALLEL_SSHHOST="+slot.addr())
 	if slotVar != "" {
-		env = append(env, slotVar+"="+strconv.Itoa(slot-1))
+		env = append(env, slotVar+"="+strconv.Itoa(slot.N-1))
 	}
 	return env
 }

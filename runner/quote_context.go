@@ -323,7 +323,7 @@ func (q *quoting) refusal(v string, alone bool) string {
 
 // refusal returns why one of the job's values cannot be written where its
 // replacement string stands (quoting.refusal), as the job's start error.
-func (t *Template) refusal(item *input.Item, slot int) error {
+func (t *Template) refusal(item *input.Item, slot *Slot) error {
 	for _, p := range t.parts {
 		if p.tok == nil || !p.tok.q.strict() {
 			continue

@@ -38,7 +38,7 @@ func TestQuotedTemplatesKeepData(t *testing.T) {
 			t.Fatalf("%q: error %v, direct %v; want a shell template", c.words, tmpl.Err(), tmpl.direct())
 		}
 		for _, s := range nastyStrings {
-			cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{s}}, 1)
+			cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{s}}, Slot{N: 1})
 			out, err := exec.Command(cmd.Path, cmd.Args[1:]...).Output()
 			if err != nil {
 				t.Fatalf("%q, item %q: %v (line %s)", c.words, s, err, cmd.Args[2])
@@ -63,7 +63,7 @@ func TestQuotingAfterHardSyntax(t *testing.T) {
 	} {
 		tmpl := NewTemplate(TemplateOptions{Words: []string{line}})
 		for _, s := range nastyStrings {
-			cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{"a;touch pwned;" + s}}, 1)
+			cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{"a;touch pwned;" + s}}, Slot{N: 1})
 			c := exec.Command(cmd.Path, cmd.Args[1:]...)
 			c.Dir = dir
 			c.Run()
@@ -242,7 +242,7 @@ func TestRefusedValues(t *testing.T) {
 		if err := tmpl.Err(); err != nil {
 			t.Fatalf("%q: %v", c.line, err)
 		}
-		cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{c.item}}, 1)
+		cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{c.item}}, Slot{N: 1})
 		if c.want == "" {
 			if cmd.Err != nil {
 				t.Errorf("%q with %q: refused (%v), want it run", c.line, c.item, cmd.Err)
@@ -420,7 +420,7 @@ func checkContext(t *testing.T, c contextCase, sh, s, dir string) {
 		t.Errorf("%q: %v", c.words, err)
 		return
 	}
-	cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{s}}, 1)
+	cmd := tmpl.Render(&input.Item{Seq: 1, Args: []string{s}}, Slot{N: 1})
 	if cmd.Err != nil {
 		if c.refuse == nil || !c.refuse(s) {
 			t.Errorf("%q with %q: refused: %v", c.words, s, cmd.Err)

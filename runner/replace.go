@@ -29,6 +29,10 @@ const (
 	jobTotal               // {##} (--plus): the number of jobs
 	seqPadded              // {0#} (--plus): {#} padded with zeros to the width of {##}
 	slotPadded             // {0%} (--plus): {%} padded with zeros to the width of -j
+	jobHost                // {host} (--plus): the host the job runs on
+	jobLogin               // {sshlogin} (--plus): the login the job runs through
+	noValue                // {hgrp} and {agrp} (--plus): fan has no host groups
+	hostText               // {host} {sshlogin} {hgrp} {agrp} in a dry run: shell text, written as it is
 )
 
 // token is one parsed replacement string.
@@ -43,6 +47,8 @@ type token struct {
 	// skips, when set, tells from a job's arguments that the job is not
 	// to run at all ({choose_k}, {uniq} of --plus).
 	skips func(args []string) bool
+	// text is a hostText token's text.
+	text string
 	// q is how a shell line quotes the token's values (place); nil where
 	// no shell reads them.
 	q   *quoting
@@ -70,6 +76,12 @@ type Syntax struct {
 	// several templates and texts. Nil is none: those strings are then
 	// literal text.
 	Counts *Counts
+	// DryRun: the jobs are only shown, and run on no host. {host},
+	// {sshlogin}, {hgrp} and {agrp} (--plus) are then what GNU parallel
+	// writes for them, ${PARALLEL_SSHHOST} and so on, which the shell
+	// expands when the line is run (by fan or GNU parallel, which set
+	// the first two).
+	DryRun bool
 }
 
 // Counts are the numbers of a run that --plus's {##}, {0#} and {0%} stand
@@ -166,7 +178,7 @@ func parseBrace(s string, sx Syntax) (*token, int, error) {
 		return t, end + 1, nil
 	}
 	if sx.Plus {
-		if t := plusCount(body, sx.Counts); t != nil {
+		if t := plusCount(body, sx); t != nil {
 			return t, end + 1, nil
 		}
 	}
@@ -226,11 +238,19 @@ func named(body string, names map[string]int) *token {
 	return nil
 }
 
-// plusCount parses --plus's {##}, {0#}, {0%} and {slot}, or returns nil.
-func plusCount(body string, c *Counts) *token {
+// plusCount parses --plus's strings of the run rather than of a value
+// ({##}, {0#}, {0%}, {slot}, {host}, {sshlogin} ...), or returns nil.
+func plusCount(body string, sx Syntax) *token {
+	c := sx.Counts
 	switch body {
 	case "slot":
 		return &token{what: jobSlot}
+	case "host", "sshlogin", "hgrp", "agrp":
+		h := hostStrings[body]
+		if sx.DryRun {
+			return &token{what: hostText, text: h.gnu}
+		}
+		return &token{what: h.what}
 	case "choose_k":
 		return &token{what: allArgs, skips: notIncreasing}
 	case "uniq":
@@ -246,6 +266,21 @@ func plusCount(body string, c *Counts) *token {
 	return nil
 }
 
+// hostStrings are --plus's strings of where a job runs: what each stands
+// for, and the variable GNU parallel writes for it, unquoted, for its
+// jobs' shell to expand (fan's dry run writes it too). {hgrp} and {agrp}
+// are the host groups of the job's host and of its arguments: GNU
+// parallel gives nothing for them without --hostgroups, which fan lacks.
+var hostStrings = map[string]struct {
+	what what
+	gnu  string
+}{
+	"host":     {jobHost, "${PARALLEL_SSHHOST}"},
+	"sshlogin": {jobLogin, "${PARALLEL_SSHLOGIN}"},
+	"hgrp":     {noValue, "${PARALLEL_HOSTGROUPS}"},
+	"agrp":     {noValue, "${PARALLEL_ARGHOSTGROUPS}"},
+}
+
 // hasToken reports whether any part is a replacement string.
 func hasToken(parts []part) bool {
 	for _, p := range parts {
@@ -258,7 +293,7 @@ func hasToken(parts []part) bool {
 
 // values returns what t stands for in a job: one value, or one per argument
 // for {} and its modified forms.
-func (t *token) values(item *input.Item, slot int) []string {
+func (t *token) values(item *input.Item, slot *Slot) []string {
 	if t.what == allArgs && t.mod == modNone && t.fn == nil {
 		return item.Args
 	}
@@ -267,18 +302,26 @@ func (t *token) values(item *input.Item, slot int) []string {
 
 // appendValues appends what t stands for in a job to dst: values without a
 // slice of its own, for the renderer's hot path.
-func (t *token) appendValues(dst []string, item *input.Item, slot int) []string {
+func (t *token) appendValues(dst []string, item *input.Item, slot *Slot) []string {
 	switch t.what {
 	case jobSeq:
 		return append(dst, strconv.FormatInt(item.Seq, 10))
 	case jobSlot:
-		return append(dst, strconv.Itoa(slot))
+		return append(dst, strconv.Itoa(slot.N))
 	case jobTotal:
 		return append(dst, strconv.FormatInt(t.counts.total(), 10))
 	case seqPadded:
 		return append(dst, padded(item.Seq, t.counts.total()))
 	case slotPadded:
-		return append(dst, padded(int64(slot), int64(t.counts.Jobs)))
+		return append(dst, padded(int64(slot.N), int64(t.counts.Jobs)))
+	case jobHost:
+		return append(dst, slot.addr())
+	case jobLogin:
+		return append(dst, slot.login())
+	case noValue:
+		return dst
+	case hostText:
+		return append(dst, t.text)
 	case posArg:
 		a, ok := t.arg(item.Args)
 		if !ok {
@@ -395,7 +438,7 @@ func dirname(v string) string {
 // is, each replacement string's values separated by spaces and, when quote
 // is set, quoted for a shell. With i >= 0, {} stands for argument i alone
 // (-X); with i < 0, for every argument.
-func renderParts(b []byte, w []part, item *input.Item, slot, i int, quote bool) []byte {
+func renderParts(b []byte, w []part, item *input.Item, slot *Slot, i int, quote bool) []byte {
 	for _, p := range w {
 		if p.tok == nil {
 			b = append(b, p.lit...)
@@ -409,7 +452,7 @@ func renderParts(b []byte, w []part, item *input.Item, slot, i int, quote bool) 
 			if j > 0 {
 				b = append(b, ' ')
 			}
-			if quote {
+			if quote && p.tok.what != hostText {
 				b = p.tok.q.append(b, v, j == 0)
 			} else {
 				b = append(b, v...)

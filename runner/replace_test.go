@@ -112,7 +112,7 @@ func TestTokenValues(t *testing.T) {
 		{token{what: jobSeq}, []string{"42"}},
 		{token{what: jobSlot}, []string{"5"}},
 	} {
-		got := c.tok.values(item, 5)
+		got := c.tok.values(item, &Slot{N: 5})
 		if len(got) != len(c.want) || (got == nil) != (c.want == nil) {
 			t.Errorf("%+v: %q, want %q", c.tok, got, c.want)
 			continue
@@ -146,7 +146,7 @@ func TestNegativePositions(t *testing.T) {
 		for k, want := range c.want {
 			tok := token{what: posArg, n: -(k + 1)}
 			got := "-"
-			if v := tok.appendValues(nil, item, 1); len(v) == 1 {
+			if v := tok.appendValues(nil, item, &Slot{N: 1}); len(v) == 1 {
 				got = v[0]
 			} else if len(v) > 1 {
 				got = strings.Join(v, "|")

@@ -16,6 +16,8 @@ type Result struct {
 	Slot int
 	// Host is where the job ran: a login of -S, or "" for this machine.
 	Host string
+	// Addr is Host's host part alone, or "" for this machine (Slot.Addr).
+	Addr    string
 	// Command is what the job ran, or would have run: a job a drain or a
 	// halt kept from starting has it only with Pool.NotStartedCommands.
 	Command Command
@@ -84,6 +86,10 @@ func (r *Result) Failure() string {
 	}
 	return fmt.Sprintf("exit %d", r.Status)
 }
+
+// Where is the slot the job ran in, for rendering a text of it
+// (--tagstring, --results): its number and host, without the executor.
+func (r *Result) Where() Slot { return Slot{N: r.Slot, Host: r.Host, Addr: r.Addr} }
 
 // OK reports whether the job ran and exited 0.
 func (r *Result) OK() bool {

@@ -32,17 +32,19 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 				all = append(all, p.tok)
 			case p.tok.what == posArg:
 				pos = append(pos, p.tok)
+			case p.tok.what == jobHost || p.tok.what == jobLogin:
+				base += hostRoom
 			default:
 				base += 20 // {#} and {%}: room for any number
 			}
 		}
 	}
 	none := input.Item{}
-	base += len(t.line(&none, 0)) + 1
+	base += len(t.line(&none, &Slot{})) + 1
 	for _, w := range sites {
 		// A job without arguments (-n 0) has each context word once; the
 		// cost below counts it per argument instead.
-		base -= len(renderParts(nil, w, &none, 0, -1, true))
+		base -= len(renderParts(nil, w, &none, &Slot{}, -1, true))
 	}
 	k := len(sites) + len(all)
 	return base, func(a string, first bool) int {
@@ -50,7 +52,7 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 		if len(sites) > 0 { // an item made only where there are context words
 			one := input.Item{Args: []string{a}}
 			for _, w := range sites {
-				c += len(renderParts(nil, w, &one, 0, 0, true))
+				c += len(renderParts(nil, w, &one, &Slot{}, 0, true))
 			}
 		}
 		for _, t := range all {
@@ -62,6 +64,13 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 		return c
 	}
 }
+
+// hostRoom is the room Size leaves for a {host} or {sshlogin}: the host
+// is chosen when the job starts, after its arguments were packed, and may
+// change as --sshloginfile does. A DNS name is at most 253 bytes; a login
+// with a user, port and ssh command of its own longer than this, with -X
+// or -m, may make a job's command too long.
+const hostRoom = 512
 
 // argvSize is Size under Argv: each word and each argument counts its
 // length plus one (its NUL), as in xargs.

@@ -3,6 +3,7 @@ package runner
 import (
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fan-run/fan/input"
@@ -12,7 +13,7 @@ import (
 // shell line plus its NUL; under Argv each argument plus its NUL) and what
 // the kernel gets (each argument of the command that runs, plus its NUL).
 func measure(t *Template, item *input.Item) (counted, real int) {
-	c := t.Render(item, 1)
+	c := t.Render(item, Slot{N: 1})
 	for _, a := range c.Args {
 		real += len(a) + 1
 	}
@@ -22,7 +23,7 @@ func measure(t *Template, item *input.Item) (counted, real int) {
 	if c.viaShell() {
 		real = len(c.Args[2]) + 1 // the shell's own words are few and short
 	}
-	return len(t.line(item, 1)) + 1, real
+	return len(t.line(item, &Slot{N: 1})) + 1, real
 }
 
 // TestSizeBoundsRender: what Size predicts for a job is never less than
@@ -43,7 +44,7 @@ func TestSizeBoundsRender(t *testing.T) {
 		{TemplateOptions{Words: []string{"echo", "{#}", "{2}"}}, false},
 		{TemplateOptions{}, true},
 		{TemplateOptions{Words: []string{"printf", "%s\\n"}, Argv: true}, true},
-		{TemplateOptions{Words: []string{"sh", "-c", "echo $1", "_", "<{}>", "{}"}, Argv: true, Replace: "{}"}, true},
+		{TemplateOptions{Words: []string{"sh", "-c", "echo $1", "_", "<{}>", "{}"}, Argv: true, Syntax: Syntax{Replace: "{}"}}, true},
 		// New rows go last: the rows share one random stream, and a shifted
 		// stream gives the raw template an empty item, whose empty shell
 		// line viaShell (helpers_test.go) takes for a direct exec.
@@ -85,12 +86,12 @@ func TestArgvTemplate(t *testing.T) {
 			[]string{"printf", "%s {} $HOME\n", "a b", "c"}},
 		{TemplateOptions{Words: []string{"echo"}, Argv: true}, nil, []string{"echo"}},
 		// -I replaces in every word but the program, and appends nothing
-		{TemplateOptions{Words: []string{"echo", "x%y%", "%", "{}"}, Argv: true, Replace: "%"}, []string{"a b"},
+		{TemplateOptions{Words: []string{"echo", "x%y%", "%", "{}"}, Argv: true, Syntax: Syntax{Replace: "%"}}, []string{"a b"},
 			[]string{"echo", "xa bya b", "a b", "{}"}},
-		{TemplateOptions{Words: []string{"{}", "{}"}, Argv: true, Replace: "{}"}, []string{"a"}, []string{"{}", "a"}},
+		{TemplateOptions{Words: []string{"{}", "{}"}, Argv: true, Syntax: Syntax{Replace: "{}"}}, []string{"a"}, []string{"{}", "a"}},
 	}
 	for _, tt := range tests {
-		c := NewTemplate(tt.opts).Render(&input.Item{Seq: 1, Args: tt.args}, 1)
+		c := NewTemplate(tt.opts).Render(&input.Item{Seq: 1, Args: tt.args}, Slot{N: 1})
 		if c.viaShell() {
 			t.Errorf("%+v: runs through a shell", tt.opts)
 		}
@@ -115,9 +116,24 @@ func TestContextReplace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		tpl := NewTemplate(TemplateOptions{Words: tt.words, Context: tt.context})
-		c := tpl.Render(item, 1)
+		c := tpl.Render(item, Slot{N: 1})
 		if got := c.String(); got != tt.want {
 			t.Errorf("%q (context %v): %s, want %s", tt.words, tt.context, got, tt.want)
+		}
+	}
+}
+
+// TestSizeRoomForHost: Size leaves room for {host} and {sshlogin}, whose
+// values are known only when the job starts, on whichever host.
+func TestSizeRoomForHost(t *testing.T) {
+	tpl := NewTemplate(TemplateOptions{Syntax: Syntax{Plus: true}, Words: []string{"echo", "{sshlogin}", "{host}", "{}"}})
+	base, cost := tpl.Size()
+	long := strings.Repeat("h", 200)
+	item := &input.Item{Seq: 1, Args: []string{"it's"}}
+	for _, slot := range []Slot{{N: 1}, {N: 1, Host: "ssh -o 'A B' me@" + long + ":2222", Addr: long}} {
+		line := tpl.line(item, &slot)
+		if want := base + cost("it's", true); len(line)+1 > want {
+			t.Errorf("in %+v: %q is %d bytes, Size says %d", slot, line, len(line)+1, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"sync"
@@ -42,6 +43,14 @@ type Slot struct {
 	// Exec starts the jobs of this slot.
 	Exec Executor
 }
+
+// login is the slot's login as a job sees it (PARALLEL_SSHLOGIN, and
+// --plus's {sshlogin}): ":" for this machine, as in GNU parallel.
+func (s Slot) login() string { return cmp.Or(s.Host, ":") }
+
+// addr is the slot's host as a job sees it (PARALLEL_SSHHOST, and
+// --plus's {host}): ":" for this machine, as in GNU parallel.
+func (s Slot) addr() string { return cmp.Or(s.Addr, ":") }
 
 // FixedSlots lets up to a limit of jobs run at once, all through one
 // executor. The limit may be changed while jobs run (SetLimit, or Refresh);

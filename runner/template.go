@@ -14,17 +14,12 @@ import (
 
 // TemplateOptions describe a command template.
 type TemplateOptions struct {
+	// Syntax is which replacement strings the template knows, as the
+	// other texts of a run (--tagstring ...) know them.
+	Syntax
 	// Words are the command words; they are joined with single spaces. No
 	// words means each item is itself a command line.
 	Words []string
-	// Replace stands for every argument of a job; "" means "{}" (-I).
-	Replace string
-	// Plus adds GNU parallel's --plus replacement strings.
-	Plus bool
-	// Counts gives --plus's {##}, {0#} and {0%} their numbers.
-	Counts *Counts
-	// Names are the columns --header named ({name} is {n}).
-	Names map[string]int
 	// Shell runs jobs that need a shell; "" means /bin/sh.
 	Shell string
 	// Argv is xargs's way (--xargs): each word is one argument as given,
@@ -120,7 +115,7 @@ func NewTemplate(o TemplateOptions) *Template {
 	if o.Argv {
 		return t.parseArgv(o.Words, o.Replace)
 	}
-	sx := Syntax{Replace: o.Replace, Plus: o.Plus, Counts: o.Counts, Names: o.Names}
+	sx := o.Syntax
 	sx.Replace = sx.replaceOf()
 	if len(o.Words) == 0 {
 		t.raw = true
@@ -156,7 +151,7 @@ func NewTemplate(o TemplateOptions) *Template {
 		return t // program from a replacement string, or an assignment
 	}
 	for _, p := range t.parts {
-		if p.tok == nil && strings.ContainsAny(p.lit, shellChars) {
+		if p.tok == nil && strings.ContainsAny(p.lit, shellChars) || p.tok != nil && p.tok.what == hostText {
 			return t
 		}
 	}
@@ -238,29 +233,30 @@ func onPathNotExecutable(name string) bool {
 	return false
 }
 
-// Render builds the command of one job.
-func (t *Template) Render(item *input.Item, slot int) Command {
+// Render builds the command of one job, which runs in slot: its number
+// is {%}, and its host {host} and {sshlogin} (--plus).
+func (t *Template) Render(item *input.Item, slot Slot) Command {
 	if t.words != nil {
-		argv := t.argv(item, slot)
+		argv := t.argv(item, &slot)
 		if !t.twin || plainArgs(argv[1:]) {
 			return Command{Path: t.path, Args: argv, Err: t.look}
 		}
 	}
 	if t.strict {
-		if err := t.refusal(item, slot); err != nil {
+		if err := t.refusal(item, &slot); err != nil {
 			// What --dry-run shows of it fails, and says why.
 			line := "false # fan: " + strings.ReplaceAll(err.Error(), "\n", " ")
 			return Command{Path: t.shell, Args: []string{t.shell, "-c", line}, line: line, Err: err}
 		}
 	}
-	line := string(t.line(item, slot))
+	line := string(t.line(item, &slot))
 	return Command{Path: t.shell, Args: []string{t.shell, "-c", line}, line: line}
 }
 
 // argv renders the template's words. A replacement string with several
 // values ({} with -n 2) spreads over several words, as the quoted values
 // would in a shell.
-func (t *Template) argv(item *input.Item, slot int) []string {
+func (t *Template) argv(item *input.Item, slot *Slot) []string {
 	argv := make([]string, 0, len(t.words)+len(item.Args))
 	var buf [128]byte // a word assembled from parts; string() copies it out
 	cur := buf[:0]
@@ -297,7 +293,7 @@ func (t *Template) argv(item *input.Item, slot int) []string {
 }
 
 // line renders the template as a shell command line, quoting every value.
-func (t *Template) line(item *input.Item, slot int) []byte {
+func (t *Template) line(item *input.Item, slot *Slot) []byte {
 	if t.lwords != nil {
 		return t.contextLine(item, slot)
 	}

@@ -15,7 +15,7 @@ func benchRender(b *testing.B, words ...string) {
 	item := input.Item{Seq: 1234, Args: []string{"some/dir/file.txt"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		c := t.Render(&item, 1)
+		c := t.Render(&item, Slot{N: 1})
 		if len(c.Args) == 0 {
 			b.Fatal("empty command")
 		}

@@ -52,8 +52,8 @@ func TestRenderBothPaths(t *testing.T) {
 			t.Fatalf("true && %q: rendered for direct exec", words)
 		}
 		for _, item := range items {
-			dc := direct.Render(&item, 3)
-			sc := shell.Render(&item, 3)
+			dc := direct.Render(&item, Slot{N: 3})
+			sc := shell.Render(&item, Slot{N: 3})
 			if dc.viaShell() || !sc.viaShell() {
 				t.Fatalf("%q %q: direct command through a shell (%v) or shell command without (%v)", words, item.Args, dc.viaShell(), !sc.viaShell())
 			}
@@ -122,7 +122,7 @@ func TestDirectDetection(t *testing.T) {
 func TestTwinBuiltins(t *testing.T) {
 	tp := NewTemplate(TemplateOptions{Words: []string{"echo", "{}"}})
 	for item, shell := range map[string]bool{"a": false, "a b": false, "-n": true, "a\\tb": true, "x-y": false} {
-		c := tp.Render(&input.Item{Seq: 1, Args: []string{item}}, 1)
+		c := tp.Render(&input.Item{Seq: 1, Args: []string{item}}, Slot{N: 1})
 		if c.viaShell() != shell {
 			t.Errorf("echo %q: through the shell %v, want %v", item, c.viaShell(), shell)
 		}
@@ -142,9 +142,9 @@ func TestRenderShellLine(t *testing.T) {
 		{words: []string{"echo", "{2}", ";"}, args: []string{"a"}, want: "echo  ;"},
 		{words: []string{"echo", "{-1}", ";"}, args: []string{"a", "b c"}, want: "echo 'b c' ;"},
 		{words: []string{"echo", "{-2}", "x{-5}y", "{-5}", ";"}, args: []string{"a", "b"}, want: "echo a xy  ;"},
-		{words: []string{"echo", "XX", "{-1/}", ";"}, opt: TemplateOptions{Replace: "XX"}, args: []string{"a", "d/b"}, want: "echo a d/b b ;"},
+		{words: []string{"echo", "XX", "{-1/}", ";"}, opt: TemplateOptions{Syntax: Syntax{Replace: "XX"}}, args: []string{"a", "d/b"}, want: "echo a d/b b ;"},
 		{words: []string{"echo", "{}", ";"}, args: []string{""}, want: "echo '' ;"},
-		{words: []string{"echo", "XX", "{}", ";"}, opt: TemplateOptions{Replace: "XX"}, args: []string{"a"}, want: "echo a {} ;"},
+		{words: []string{"echo", "XX", "{}", ";"}, opt: TemplateOptions{Syntax: Syntax{Replace: "XX"}}, args: []string{"a"}, want: "echo a {} ;"},
 		{words: []string{"echo", ">"}, args: []string{"f"}, want: "echo > f"},
 		{words: nil, args: []string{"echo $HOME | wc"}, want: "echo $HOME | wc"},
 		// -X (and -N) repeat a whole shell word: a quoted blank is inside
@@ -169,7 +169,7 @@ func TestRenderShellLine(t *testing.T) {
 	} {
 		o := c.opt
 		o.Words = c.words
-		cmd := NewTemplate(o).Render(&input.Item{Seq: 1, Args: c.args}, 1)
+		cmd := NewTemplate(o).Render(&input.Item{Seq: 1, Args: c.args}, Slot{N: 1})
 		if !cmd.viaShell() || cmd.String() != c.want || cmd.Args[2] != c.want || cmd.Path != "/bin/sh" {
 			t.Errorf("%q with %q: %q %q, want /bin/sh -c %q", c.words, c.args, cmd.Path, cmd.Args, c.want)
 		}
@@ -177,14 +177,14 @@ func TestRenderShellLine(t *testing.T) {
 }
 
 func TestRenderShellOption(t *testing.T) {
-	cmd := NewTemplate(TemplateOptions{Words: []string{"echo {} | cat"}, Shell: "/bin/bash"}).Render(&input.Item{Seq: 1, Args: []string{"a"}}, 1)
+	cmd := NewTemplate(TemplateOptions{Words: []string{"echo {} | cat"}, Shell: "/bin/bash"}).Render(&input.Item{Seq: 1, Args: []string{"a"}}, Slot{N: 1})
 	if cmd.Path != "/bin/bash" || cmd.Args[0] != "/bin/bash" || cmd.Args[1] != "-c" {
 		t.Errorf("--shell /bin/bash: %q %q", cmd.Path, cmd.Args)
 	}
 }
 
 func TestMissingProgram(t *testing.T) {
-	cmd := NewTemplate(TemplateOptions{Words: []string{"no-such-program-fan-test", "{}"}}).Render(&input.Item{Seq: 1, Args: []string{"a"}}, 1)
+	cmd := NewTemplate(TemplateOptions{Words: []string{"no-such-program-fan-test", "{}"}}).Render(&input.Item{Seq: 1, Args: []string{"a"}}, Slot{N: 1})
 	se, ok := cmd.Err.(*StartError)
 	if !ok || se.Status != 127 || !strings.Contains(se.Error(), "no-such-program-fan-test") {
 		t.Fatalf("missing program: error %v, want a StartError with status 127 naming it", cmd.Err)
@@ -206,7 +206,7 @@ func TestRenderNegativePositions(t *testing.T) {
 		{TemplateOptions{Words: []string{"ls", "x{}y", "{-1/}", "x{-2}y"}, Context: true}, []string{"ls", "xay", "xby", "xd/c.xy", "c.x", "xby"}},
 		{TemplateOptions{Words: []string{"ls", "{}{-1/}"}, Context: true}, []string{"ls", "ac.x", "bc.x", "d/c.xc.x"}},
 	} {
-		cmd := NewTemplate(c.opt).Render(item, 1)
+		cmd := NewTemplate(c.opt).Render(item, Slot{N: 1})
 		if cmd.viaShell() || !equalArgs(cmd.Args[1:], c.want[1:]) {
 			t.Errorf("%q (-X %v) of %q: %q, want %q", c.opt.Words, c.opt.Context, item.Args, cmd.Args, c.want)
 		}
@@ -222,7 +222,7 @@ func TestTextNegativePositions(t *testing.T) {
 		{"[{-3}|{-5}]", "XX", "[d/b.c|]"},
 	} {
 		tx := NewText(c.s, Syntax{Replace: c.replace})
-		if got := tx.Render(item, 1); got != c.want || !tx.Varies() {
+		if got := tx.Render(item, Slot{N: 1}); got != c.want || !tx.Varies() {
 			t.Errorf("NewText(%q, %q): %q (varies %v), want %q", c.s, c.replace, got, tx.Varies(), c.want)
 		}
 	}

@@ -27,10 +27,11 @@ func NewText(s string, sx Syntax) *Text {
 	return t
 }
 
-// Render returns the text of one job. A replacement string with several
-// values ({} with -n 2) gives them separated by spaces.
-func (t *Text) Render(item *input.Item, slot int) string {
-	return string(renderParts(nil, t.parts, item, slot, -1, false))
+// Render returns the text of one job, which runs in slot. A replacement
+// string with several values ({} with -n 2) gives them separated by
+// spaces.
+func (t *Text) Render(item *input.Item, slot Slot) string {
+	return string(renderParts(nil, t.parts, item, &slot, -1, false))
 }
 
 // Varies reports whether the text holds a replacement string, so that it
