@@ -86,7 +86,7 @@ type pipeCapture struct {
 	big   atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 
 	mu    sync.Mutex
-	state int // pipeArmed, pipeBusy or pipeClosed
+	armed bool // watched and not taken: take hands it over (capturePoll)
 
 	// Owned by whoever has taken the pipe (see capturePoll) until done is
 	// closed.

@@ -46,13 +46,6 @@ type capturePoll struct {
 	done   chan struct{} // closed when the loop has returned
 }
 
-// pipe states, under pipeCapture.mu.
-const (
-	pipeArmed  = iota // watched: the next event hands it over
-	pipeBusy          // taken by the loop, a mover or the job's end
-	pipeClosed        // at its end, closed
-)
-
 // startCapturePoll makes the epoll instance and starts its loop.
 func startCapturePoll() (*capturePoll, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -158,7 +151,7 @@ func (p *capturePoll) handle(id uint64) {
 
 // watch gives c an id and starts watching its read end.
 func (p *capturePoll) watch(c *pipeCapture) error {
-	c.state = pipeArmed // before the loop can see c
+	c.armed = true // before the loop can see c
 	p.mu.Lock()
 	p.next++
 	c.id = p.next
@@ -191,10 +184,10 @@ func (c *pipeCapture) event() *unix.EpollEvent {
 func (c *pipeCapture) take() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.state != pipeArmed {
+	if !c.armed {
 		return false
 	}
-	c.state = pipeBusy
+	c.armed = false
 	return true
 }
 
@@ -271,7 +264,6 @@ func (c *pipeCapture) pollBig() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.Close()
-	c.state = pipeClosed
 	close(c.done)
 }
 
@@ -286,7 +278,6 @@ func (c *pipeCapture) settle(eof bool) {
 			// Still held: the pipe goes on without this job.
 			c.poll.forget(c)
 			c.poll.leave(c.fd)
-			c.state = pipeClosed
 			close(c.done)
 			return
 		}
@@ -295,7 +286,7 @@ func (c *pipeCapture) settle(eof bool) {
 	if !eof {
 		err := unix.EpollCtl(c.poll.epfd, unix.EPOLL_CTL_MOD, c.fd, c.event())
 		if err == nil {
-			c.state = pipeArmed
+			c.armed = true
 			return
 		}
 		c.fail(os.NewSyscallError("epoll_ctl", err))
@@ -308,6 +299,5 @@ func (c *pipeCapture) settle(eof bool) {
 func (c *pipeCapture) finish() {
 	c.poll.forget(c)
 	unix.Close(c.fd)
-	c.state = pipeClosed
 	close(c.done)
 }
