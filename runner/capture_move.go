@@ -10,7 +10,7 @@ import (
 // or a mover goroutine, see capture_poll.go), in the states a stream goes
 // through: nothing yet (no file taken); in a memory file, within the
 // job's and the spool's memory budgets; spilled into a spool file (the
-// pipe grown); failed (what comes is read and dropped, so that the job is
+// pipe grown once a pipeful has passed: big); failed (what comes is read and dropped, so that the job is
 // not blocked). See capture_pipe.go.
 
 // drain takes what the pipe holds, without waiting: at most a pipeful,
@@ -168,11 +168,17 @@ func (c *pipeCapture) spill() error {
 
 // toSpool splices the next piece into the spool file, or copies it where
 // the file's file system takes no splice.
+//
+// The stream is big once a pipeful has passed into the spool file: then
+// its pipe is grown, for fewer, larger moves (refused past the user's
+// share of pipe memory, pipe-user-pages-soft: then not), and it is moved
+// by a mover goroutine, on Go's netpoller once its pipe runs empty
+// (toNetpoller). A small stream in a spool file (spilled from its first
+// byte, as the memory budget was spent or no memory file was made) stays
+// with the capturePoll's loop, in a pipe of the default size.
 func (c *pipeCapture) toSpool(fd int) (int, error) {
-	if !c.grown {
-		// Big output: fewer, larger moves. Refused past the user's
-		// share of pipe memory (pipe-user-pages-soft): then not.
-		c.grown = true
+	if !c.big && c.n >= captureChunk {
+		c.big = true
 		unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, spillPipeSize)
 	}
 	if !c.noSplice {

@@ -39,11 +39,12 @@ const captureGrace = 150 * time.Millisecond
 // size, and the memory reserved from the budgets for one move.
 const captureChunk = 64 << 10
 
-// spillPipeSize is the size a pipe is grown to once its output spills,
-// and the most one splice then moves: 1 MiB, the default most an
-// unprivileged process may ask for (/proc/sys/fs/pipe-max-size). With
-// 64 KiB pipes, a job writing 1 GiB makes the capture wake and splice
-// 16,384 times; measured in BENCHMARKS.md.
+// spillPipeSize is the size a pipe is grown to once its output is big (a
+// pipeful has passed into a spool file), and the most one splice then
+// moves: 1 MiB, the default most an unprivileged process may ask for
+// (/proc/sys/fs/pipe-max-size). With 64 KiB pipes, a job writing 1 GiB
+// makes the capture wake and splice 16,384 times; measured in
+// BENCHMARKS.md.
 const spillPipeSize = 1 << 20
 
 // MemorySpool is a Spool that also lends memory files (memfd), within a
@@ -75,15 +76,15 @@ type jobCapture struct {
 
 // pipeCapture keeps what a job writes into one pipe.
 type pipeCapture struct {
-	job   *jobCapture
-	spool MemorySpool
-	poll  *capturePoll
-	fd    int      // the read end, non-blocking
-	w     *os.File // the write end, the job's
-	id    uint64   // in poll
-	done  chan struct{}
-	stop  atomic.Bool             // end gave up waiting for end of file
-	big   atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
+	job     *jobCapture
+	spool   MemorySpool
+	poll    *capturePoll
+	fd      int      // the read end, non-blocking
+	w       *os.File // the write end, the job's
+	id      uint64   // in poll
+	done    chan struct{}
+	stop    atomic.Bool             // end gave up waiting for end of file
+	netRead atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 
 	mu    sync.Mutex
 	armed bool // watched and not taken: take hands it over (capturePoll)
@@ -95,7 +96,7 @@ type pipeCapture struct {
 	n        int64     // bytes in f
 	failed   error     // why output could not be kept; the rest is dropped
 	noSplice bool      // f takes no splice: bytes are copied through scratch
-	grown    bool      // the pipe was asked to grow to spillPipeSize
+	big      bool      // a pipeful has passed into the spool file: see toSpool
 	first    [256]byte // the first bytes: most jobs' whole output
 	scratch  []byte    // for copying, when splice cannot be used
 }
@@ -201,7 +202,7 @@ func (j *jobCapture) end() {
 		c.stop.Store(true)
 		if c.take() {
 			c.settle(false)
-		} else if r := c.big.Load(); r != nil {
+		} else if r := c.netRead.Load(); r != nil {
 			r.SetReadDeadline(time.Now()) // wakes its mover
 		}
 		<-c.done

@@ -19,12 +19,12 @@ import (
 // holds no thread while it waits. Most jobs write nothing into their
 // stderr, and many nothing at all; for such a pipe the only event is its
 // end of file (EPOLLHUP), which the loop takes itself: one read, and the
-// pipe is closed. What comes is moved by the loop while it is small and
-// fits in memory (most jobs' whole output), else by a mover goroutine
-// started for the stream until its pipe is empty again
-// (capture_move.go). A stream that spilled (big output, which runs its
-// pipe empty over and over) leaves the epoll instance when its pipe
-// first runs empty, and its mover waits on Go's netpoller from then on
+// pipe is closed. What comes is moved by the loop while the stream
+// is small (most jobs' whole output), else by a mover goroutine started
+// for the stream until its pipe is empty again (capture_move.go). A big
+// stream (a pipeful has passed into its spool file; it runs its pipe
+// empty over and over) leaves the epoll instance when its pipe first
+// runs empty, and its mover waits on Go's netpoller from then on
 // (toNetpoller).
 //
 // Every pipe is watched one-shot (EPOLLONESHOT): whoever takes its event
@@ -191,12 +191,12 @@ func (c *pipeCapture) take() bool {
 	return true
 }
 
-// turn is a turn at the pipe for whoever took it: small output going into
-// memory is moved here, up to a pipeful; then the pipe is closed at its
-// end, or watched again when empty, or, with more to move, handed to a
-// mover goroutine.
+// turn is a turn at the pipe for whoever took it: small output (not big,
+// see toSpool) is moved here, up to a pipeful; then the pipe is closed at
+// its end, or watched again when empty, or, with more to move, handed to
+// a mover goroutine.
 func (c *pipeCapture) turn() {
-	for moved := 0; moved < captureChunk && (c.f == nil || c.mem) && !c.stop.Load(); {
+	for moved := 0; moved < captureChunk && !c.big && !c.stop.Load(); {
 		n, err := c.step(c.fd)
 		switch {
 		case n > 0:
@@ -216,7 +216,7 @@ func (c *pipeCapture) turn() {
 	go func() {
 		defer c.poll.movers.Done()
 		eof := c.move(c.fd)
-		if !eof && c.grown && c.toNetpoller() {
+		if !eof && c.big && c.toNetpoller() {
 			c.pollBig()
 			return
 		}
@@ -224,7 +224,7 @@ func (c *pipeCapture) turn() {
 	}()
 }
 
-// toNetpoller moves a spilled stream's pipe, found empty, from the epoll
+// toNetpoller moves a big stream's pipe, found empty, from the epoll
 // instance to Go's netpoller, where its mover waits for it from then on:
 // big output empties the pipe over and over, and a mover started anew
 // and a watch re-armed each time cost more CPU (W3, a few %) than a
@@ -237,7 +237,7 @@ func (c *pipeCapture) toNetpoller() bool {
 		return false
 	}
 	c.poll.forget(c)
-	c.big.Store(os.NewFile(uintptr(c.fd), "|0")) // non-blocking: on the netpoller
+	c.netRead.Store(os.NewFile(uintptr(c.fd), "|0")) // non-blocking: on the netpoller
 	return true
 }
 
@@ -245,7 +245,7 @@ func (c *pipeCapture) toNetpoller() bool {
 // of file, or until end gives up waiting for it (setting stop and a read
 // deadline); then it takes what the pipe holds and closes it.
 func (c *pipeCapture) pollBig() {
-	r := c.big.Load()
+	r := c.netRead.Load()
 	rc, err := r.SyscallConn()
 	if err == nil {
 		err = rc.Read(func(fd uintptr) bool { return c.move(int(fd)) })
