@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"math"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/fan-run/fan/internal/sendfile"
@@ -13,6 +15,44 @@ import (
 // pipe grown once a pipeful has passed: big); failed (what comes is read and dropped, so that the job is
 // not blocked). See capture_pipe.go.
 
+// How a pump ends.
+type pumped int
+
+const (
+	pumpedEmpty pumped = iota // the pipe is empty, still open for writing
+	pumpedEnd                 // at end of file: every write end is closed
+	pumpedCut                 // cut short (a limit, or while said no): more may wait
+)
+
+// pump moves what the pipe holds, piece by piece (step), until it runs
+// empty or ends, or most bytes have moved, or while says to stop (checked
+// before each piece; nil is never).
+func (c *pipeCapture) pump(fd, most int, while func() bool) pumped {
+	for moved := 0; moved < most && (while == nil || while()); {
+		n, err := c.step(fd)
+		switch {
+		case n > 0:
+			moved += n
+		case err == unix.EINTR:
+		case err == unix.EAGAIN:
+			return pumpedEmpty
+		case err == nil: // n == 0
+			return pumpedEnd
+		default:
+			c.fail(err)
+		}
+	}
+	return pumpedCut
+}
+
+// small says whether a turn of the loop goes on moving: the stream is not
+// big (toSpool) and end has not given up waiting for it.
+func (c *pipeCapture) small() bool { return !c.big && !c.stop.Load() }
+
+// wanted says whether a mover goes on moving: end has not given up
+// waiting for the pipe, and the run is not over.
+func (c *pipeCapture) wanted() bool { return !c.stop.Load() && !c.poll.stop.Load() }
+
 // drain takes what the pipe holds, without waiting: at most a pipeful,
 // as a process writing into it still could refill it for ever. It
 // reports whether the pipe is at its end.
@@ -21,40 +61,14 @@ func (c *pipeCapture) drain(fd int) (eof bool) {
 	if err != nil {
 		size = captureChunk
 	}
-	for moved := 0; moved < size; {
-		n, err := c.step(fd)
-		switch {
-		case n > 0:
-			moved += n
-		case err == unix.EINTR:
-		case err == nil:
-			return true
-		case err == unix.EAGAIN:
-			return false
-		default:
-			c.fail(err)
-		}
-	}
-	return false
+	return c.pump(fd, size, nil) == pumpedEnd
 }
 
 // move moves what the pipe holds now; it reports false when the pipe is
 // empty and still open for writing (wait), or when end gave up waiting or
 // the run is over, true at end of file.
 func (c *pipeCapture) move(fd int) bool {
-	for !c.stop.Load() && !c.poll.stop.Load() {
-		n, err := c.step(fd)
-		switch {
-		case n > 0 || err == unix.EINTR:
-		case err == unix.EAGAIN:
-			return false
-		case err == nil: // n == 0: end of file
-			return true
-		default:
-			c.fail(err)
-		}
-	}
-	return false
+	return c.pump(fd, math.MaxInt, c.wanted) == pumpedEnd
 }
 
 // step moves one piece: into a memory file within the budgets, otherwise

@@ -196,21 +196,13 @@ func (c *pipeCapture) take() bool {
 // its end, or watched again when empty, or, with more to move, handed to
 // a mover goroutine.
 func (c *pipeCapture) turn() {
-	for moved := 0; moved < captureChunk && !c.big && !c.stop.Load(); {
-		n, err := c.step(c.fd)
-		switch {
-		case n > 0:
-			moved += n
-		case err == unix.EINTR:
-		case err == unix.EAGAIN:
-			c.settle(false)
-			return
-		case err == nil: // end of file
-			c.settle(true)
-			return
-		default:
-			c.fail(err)
-		}
+	switch c.pump(c.fd, captureChunk, c.small) {
+	case pumpedEmpty:
+		c.settle(false)
+		return
+	case pumpedEnd:
+		c.settle(true)
+		return
 	}
 	c.poll.movers.Add(1)
 	go func() {
@@ -250,15 +242,7 @@ func (c *pipeCapture) pollBig() {
 	if err == nil {
 		err = rc.Read(func(fd uintptr) bool { return c.move(int(fd)) })
 		if err != nil {
-			rc.Control(func(fd uintptr) {
-				if c.drain(int(fd)) {
-					return
-				}
-				// Still held: the pipe goes on without this job.
-				if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); err == nil {
-					c.poll.leave(d)
-				}
-			})
+			rc.Control(func(fd uintptr) { c.leaveIfHeld(int(fd)) })
 		}
 	}
 	c.mu.Lock()
@@ -274,13 +258,7 @@ func (c *pipeCapture) settle(eof bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !eof && c.stop.Load() {
-		if !c.drain(c.fd) && unix.EpollCtl(c.poll.epfd, unix.EPOLL_CTL_DEL, c.fd, nil) == nil {
-			// Still held: the pipe goes on without this job.
-			c.poll.forget(c)
-			c.poll.leave(c.fd)
-			close(c.done)
-			return
-		}
+		c.leaveIfHeld(c.fd)
 		eof = true
 	}
 	if !eof {
@@ -292,6 +270,21 @@ func (c *pipeCapture) settle(eof bool) {
 		c.fail(os.NewSyscallError("epoll_ctl", err))
 	}
 	c.finish()
+}
+
+// leaveIfHeld takes what the pipe holds, once end has given up waiting
+// for its end of file; when a process that escaped the job still holds
+// it open, the pipe goes on without the job: a copy of fd, its read end,
+// is left behind (capturePoll.leave), and the caller closes fd.
+func (c *pipeCapture) leaveIfHeld(fd int) {
+	if c.drain(fd) {
+		return
+	}
+	// fd's own watch, if it has one, ends: the copy would keep it alive.
+	unix.EpollCtl(c.poll.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+	if d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0); err == nil {
+		c.poll.leave(d)
+	}
 }
 
 // finish closes the pipe's read end (which also ends its watch) and tells
