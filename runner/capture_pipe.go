@@ -176,39 +176,60 @@ func (j *jobCapture) end() {
 			c.turn()
 		}
 	}
+	if !waitClosed(cs, captureGrace) {
+		for _, c := range cs {
+			c.giveUp()
+		}
+		for _, c := range cs {
+			if c != nil {
+				<-c.done
+			}
+		}
+	}
+}
+
+// waitClosed waits up to d for the pipes (nil ones are none) to be
+// closed, and reports whether they all were.
+func waitClosed(cs [2]*pipeCapture, d time.Duration) bool {
 	var grace *time.Timer
-	expired := false
 	for _, c := range cs {
-		if c == nil {
+		if c == nil || c.closed() {
 			continue
+		}
+		if grace == nil {
+			grace = time.NewTimer(d)
+			defer grace.Stop()
 		}
 		select {
 		case <-c.done:
-			continue
-		default:
+		case <-grace.C:
+			return false
 		}
-		if grace == nil {
-			grace = time.NewTimer(captureGrace)
-		}
-		if !expired {
-			select {
-			case <-c.done:
-				continue
-			case <-grace.C:
-				expired = true
-			}
-		}
-		// Whoever has the pipe takes what is there and closes it.
-		c.stop.Store(true)
-		if c.take() {
-			c.settle(false)
-		} else if r := c.netRead.Load(); r != nil {
-			r.SetReadDeadline(time.Now()) // wakes its mover
-		}
-		<-c.done
 	}
-	if grace != nil {
-		grace.Stop()
+	return true
+}
+
+// closed says whether the pipe is closed, at its end or given up.
+func (c *pipeCapture) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// giveUp stops waiting for the pipe's end of file: whoever has it takes
+// what is there and closes it (see settle and pollBig). c may be nil.
+func (c *pipeCapture) giveUp() {
+	if c == nil || c.closed() {
+		return
+	}
+	c.stop.Store(true)
+	if c.take() {
+		c.settle(false)
+	} else if r := c.netRead.Load(); r != nil {
+		r.SetReadDeadline(time.Now()) // wakes its mover
 	}
 }
 
