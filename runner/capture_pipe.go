@@ -83,6 +83,7 @@ type pipeCapture struct {
 	w       *os.File // the write end, the job's
 	id      uint64   // in poll
 	done    chan struct{}
+	left    bool                    // left behind by its job (capture_left.go)
 	stop    atomic.Bool             // end gave up waiting for end of file
 	netRead atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 

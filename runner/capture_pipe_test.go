@@ -389,7 +389,7 @@ func TestCaptureSpilledSmallStaysSmall(t *testing.T) {
 		{"no memory files", &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20, noMemory: syscall.ENOSYS}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			poll, err := startCapturePoll()
+			poll, err := startCapturePoll(0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -41,13 +40,17 @@ type capturePoll struct {
 	mu    sync.Mutex
 	pipes map[uint64]*pipeCapture // by id, the epoll event's data
 	next  uint64                  // the last id given
+	left  leftBehind              // pipes left behind by their jobs (capture_left.go)
 
 	movers sync.WaitGroup
 	done   chan struct{} // closed when the loop has returned
 }
 
-// startCapturePoll makes the epoll instance and starts its loop.
-func startCapturePoll() (*capturePoll, error) {
+// startCapturePoll makes the epoll instance and starts its loop. Of the
+// pipes left behind by their jobs, it keeps at most leftMost open (0 is
+// maxLeftBehind), and tells notify the first time it closes one for want
+// of room (capture_left.go).
+func startCapturePoll(leftMost int, notify func(string)) (*capturePoll, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, os.NewSyscallError("epoll_create1", err)
@@ -57,7 +60,8 @@ func startCapturePoll() (*capturePoll, error) {
 		unix.Close(epfd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	p := &capturePoll{epfd: epfd, ep: os.NewFile(uintptr(epfd), "epoll"), pipes: map[uint64]*pipeCapture{}, done: make(chan struct{})}
+	p := &capturePoll{epfd: epfd, ep: os.NewFile(uintptr(epfd), "epoll"), pipes: map[uint64]*pipeCapture{}, done: make(chan struct{}),
+		left: newLeftBehind(leftMost, notify)}
 	if p.rc, err = p.ep.SyscallConn(); err != nil {
 		p.ep.Close()
 		return nil, err
@@ -84,28 +88,6 @@ func (p *capturePoll) close() {
 	p.pipes = nil
 	p.mu.Unlock()
 	p.ep.Close()
-}
-
-// errLeftBehind marks a pipe left behind by its job: what comes through
-// it is read and dropped.
-var errLeftBehind = errors.New("the job has ended")
-
-// leave keeps fd, the read end of a pipe whose job has ended but which a
-// process that escaped the job's group still holds open, until that
-// process closes it or the run ends, reading and dropping what comes.
-// Closed at once, the pipe would kill that process (SIGPIPE) at its next
-// write; GNU parallel's jobs write into files, which never refuse one.
-// Once fan's run is over, its writes fail as into any pipe whose reader
-// has gone.
-func (p *capturePoll) leave(fd int) {
-	if p.stop.Load() {
-		unix.Close(fd)
-		return
-	}
-	left := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind}
-	if p.watch(left) != nil {
-		unix.Close(fd)
-	}
 }
 
 // run hands each pipe its events until close: it takes what the epoll
@@ -156,6 +138,9 @@ func (p *capturePoll) watch(c *pipeCapture) error {
 	p.next++
 	c.id = p.next
 	p.pipes[c.id] = c
+	if c.left {
+		p.left.pipes[c.id] = c
+	}
 	p.mu.Unlock()
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, c.fd, c.event()); err != nil {
 		p.forget(c)
@@ -169,6 +154,9 @@ func (p *capturePoll) watch(c *pipeCapture) error {
 func (p *capturePoll) forget(c *pipeCapture) {
 	p.mu.Lock()
 	delete(p.pipes, c.id)
+	if c.left {
+		delete(p.left.pipes, c.id)
+	}
 	p.mu.Unlock()
 }
 
@@ -258,7 +246,9 @@ func (c *pipeCapture) settle(eof bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !eof && c.stop.Load() {
-		c.leaveIfHeld(c.fd)
+		if !c.left {
+			c.leaveIfHeld(c.fd)
+		} // else it is closed for want of room (capturePoll.leave)
 		eof = true
 	}
 	if !eof {
