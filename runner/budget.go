@@ -76,15 +76,18 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 // --line-buffer the two spool files its output goes into and the sink's
 // copies of them; grouped, for each of its stdout and stderr, the read
 // end of a pipe and up to two files (a memory file and the spool file it
-// spills into, while it does: capture_pipe.go), and, for a remote job,
-// the pipes' write ends too (a local job's are closed once it started);
-// ungrouped (-u), nothing more.
-func DescriptorsPerJob(ungrouped, lineBuffer bool) int {
+// spills into, while it does: capture_pipe.go; or a file it holds and
+// one the spool keeps for reuse), and, for a job run over ssh (remote),
+// the pipes' write ends too, which fan holds until ssh has exited (a
+// local job's are closed once it started); ungrouped (-u), nothing more.
+func DescriptorsPerJob(ungrouped, lineBuffer, remote bool) int {
 	switch {
 	case ungrouped:
 		return 1
 	case lineBuffer:
 		return 5
+	case remote:
+		return 9
 	}
 	return 7
 }

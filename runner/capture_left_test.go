@@ -112,11 +112,11 @@ func TestLeftBehindRoom(t *testing.T) {
 			t.Errorf("leftBehindRoom(%d) = %d, want %d", c.avail, got, c.want)
 		}
 	}
-	piped, err := FitBudget(BudgetRequest{PerJob: DescriptorsPerJob(false, false), Pipes: true, Buffered: 16})
+	piped, err := FitBudget(BudgetRequest{PerJob: DescriptorsPerJob(false, false, false), Pipes: true, Buffered: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := FitBudget(BudgetRequest{PerJob: DescriptorsPerJob(false, false), Buffered: 16})
+	plain, err := FitBudget(BudgetRequest{PerJob: DescriptorsPerJob(false, false, false), Buffered: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
