@@ -16,8 +16,8 @@ import (
 // the run ends; once fan's run is over, its writes fail as into any pipe
 // whose reader has gone.
 //
-// Each such pipe holds a descriptor (and a buffer of captureChunk once
-// bytes come) for as long, so their number is bounded: past the most the
+// Each such pipe holds a descriptor for as long (what comes is spliced
+// into /dev/null: no buffer of fan's), so their number is bounded: past the most the
 // pool was given (Pool.LeftBehind, which FitBudget keeps room for under
 // the open-file limit), the oldest is closed, and its holder's next write
 // fails as it would once the run ended. The first time, the user is told
@@ -42,13 +42,40 @@ type leftBehind struct {
 	most   int
 	warned bool
 	notify func(string)
+	// null is /dev/null, opened for the first pipe left behind (-1 until
+	// then, or when it cannot be): what such pipes bring is spliced into
+	// it, so that they need no buffer of fan's to be emptied.
+	null int
 }
 
 func newLeftBehind(most int, notify func(string)) leftBehind {
 	if most <= 0 {
 		most = maxLeftBehind
 	}
-	return leftBehind{pipes: map[uint64]*pipeCapture{}, most: most, notify: notify}
+	return leftBehind{pipes: map[uint64]*pipeCapture{}, most: most, notify: notify, null: -1}
+}
+
+// nullFd is the descriptor of /dev/null for dropping what pipes left
+// behind bring, opened when first asked for; -1 when it cannot be.
+func (p *capturePoll) nullFd() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.left.null < 0 {
+		if fd, err := unix.Open("/dev/null", unix.O_WRONLY|unix.O_CLOEXEC, 0); err == nil {
+			p.left.null = fd
+		}
+	}
+	return p.left.null
+}
+
+// discard empties what the pipe holds into /dev/null, up to what one
+// splice moves; EINVAL where splice cannot.
+func (c *pipeCapture) discard(fd int) (int, error) {
+	if c.null < 0 {
+		return 0, unix.EINVAL
+	}
+	n, err := unix.Splice(fd, nil, c.null, nil, spillPipeSize, unix.SPLICE_F_NONBLOCK)
+	return int(n), err
 }
 
 // leave keeps fd, the read end of a pipe whose job has ended but which a
@@ -61,7 +88,7 @@ func (p *capturePoll) leave(fd int) {
 		unix.Close(fd)
 		return
 	}
-	l := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind, left: true}
+	l := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind, left: true, null: p.nullFd()}
 	if p.watch(l) != nil {
 		unix.Close(fd)
 		return

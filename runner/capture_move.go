@@ -77,6 +77,11 @@ func (c *pipeCapture) move(fd int) bool {
 func (c *pipeCapture) step(fd int) (int, error) {
 	switch {
 	case c.failed != nil:
+		if c.left {
+			if n, err := c.discard(fd); err != unix.EINVAL {
+				return n, err
+			}
+		}
 		return unix.Read(fd, c.buffer())
 	case c.f == nil:
 		// The first bytes are read here, so that no file is taken for a

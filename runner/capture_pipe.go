@@ -84,6 +84,7 @@ type pipeCapture struct {
 	id      uint64   // in poll
 	done    chan struct{}
 	left    bool                    // left behind by its job (capture_left.go)
+	null    int                     // when left: /dev/null, where what comes goes (-1: none)
 	stop    atomic.Bool             // end gave up waiting for end of file
 	netRead atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 

@@ -86,6 +86,9 @@ func (p *capturePoll) close() {
 		unix.Close(c.fd) // every job has ended: only pipes left behind are here
 	}
 	p.pipes = nil
+	if p.left.null >= 0 {
+		unix.Close(p.left.null)
+	}
 	p.mu.Unlock()
 	p.ep.Close()
 }
