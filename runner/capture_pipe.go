@@ -25,8 +25,9 @@ import (
 // left the job's group (setsid) can keep a write end open; after
 // captureGrace, what is in the pipe is taken without waiting, and the
 // pipe is left behind (capturePoll.leave): what such a process writes
-// later is read and dropped until the run ends, lost as it is with GNU
-// parallel, which reads a job's files when the job ends.
+// later is dropped until the run ends, or until the pipe is closed for
+// want of room (capture_left.go), lost as it is with GNU parallel, which
+// reads a job's files when the job ends.
 
 // captureGrace is how long a job's pipes are waited on for end of file
 // after the job has ended. A swept job's processes close their ends within
