@@ -305,8 +305,9 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 // which one lowered it, and how many events may wait for the sink).
 func fitBudget(c *Config) (runner.Budget, error) {
 	return runner.FitBudget(runner.BudgetRequest{
-		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer),
+		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer, c.remote != nil),
 		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventQueue(c),
+		Pipes: !c.Output.Ungroup && !c.lineBuffer,
 	})
 }
 
@@ -322,6 +323,7 @@ func newPool(c *Config, b runner.Budget, env []string, books *output.Books, st *
 		TermSeq:    c.Runner.TermSeq,
 		KeepOrder:  c.Output.KeepOrder,
 		Window:     b.Window,
+		LeftBehind: b.LeftBehind,
 		HoldOutput: outputHold(c.Env),
 		Announce:   c.Output.Verbose && !c.Runner.DryRun,
 		Live:       c.lineBuffer,

@@ -19,6 +19,9 @@ type Budget struct {
 	// LimitedBy names the limit that lowered Jobs last, for a message
 	// when Jobs is below what was asked.
 	LimitedBy string
+	// LeftBehind is how many output pipes left behind by ended jobs
+	// (Pool.LeftBehind) the open-file limit keeps room for.
+	LeftBehind int
 }
 
 // BudgetRequest is what FitBudget fits to the limits.
@@ -34,6 +37,10 @@ type BudgetRequest struct {
 	// Buffered is how many events should wait for the output stage at
 	// most; fewer under a low open-file limit.
 	Buffered int
+	// Pipes says that jobs write their output into pipes fan reads
+	// (grouped output), which a process a job left running may hold open
+	// after the job ended: room is kept for some (Budget.LeftBehind).
+	Pipes bool
 }
 
 // FitBudget fits a run to the open-file and process limits. It fails
@@ -51,7 +58,10 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 	// Results on their way to the output stage hold their two output
 	// files too: their descriptors are kept aside.
 	b.Buffered = min(req.Buffered, max(0, fdLimit-reserve)/8)
-	b.Jobs, b.Window = fitDescriptors(fdLimit, reserve+2*b.Buffered, req.Jobs, req.Window, req.PerJob, req.KeepOrder)
+	if req.Pipes && !req.DryRun {
+		b.LeftBehind = leftBehindRoom(fdLimit - reserve - 2*b.Buffered)
+	}
+	b.Jobs, b.Window = fitDescriptors(fdLimit, reserve+2*b.Buffered+b.LeftBehind, req.Jobs, req.Window, req.PerJob, req.KeepOrder)
 	room, limit, lowProcs := processRoom(b.Jobs, tasksPerJob)
 	if lowProcs {
 		b.FewThreads = true
@@ -66,15 +76,18 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 // --line-buffer the two spool files its output goes into and the sink's
 // copies of them; grouped, for each of its stdout and stderr, the read
 // end of a pipe and up to two files (a memory file and the spool file it
-// spills into, while it does: capture_pipe.go), and, for a remote job,
-// the pipes' write ends too (a local job's are closed once it started);
-// ungrouped (-u), nothing more.
-func DescriptorsPerJob(ungrouped, lineBuffer bool) int {
+// spills into, while it does: capture_pipe.go; or a file it holds and
+// one the spool keeps for reuse), and, for a job run over ssh (remote),
+// the pipes' write ends too, which fan holds until ssh has exited (a
+// local job's are closed once it started); ungrouped (-u), nothing more.
+func DescriptorsPerJob(ungrouped, lineBuffer, remote bool) int {
 	switch {
 	case ungrouped:
 		return 1
 	case lineBuffer:
 		return 5
+	case remote:
+		return 9
 	}
 	return 7
 }

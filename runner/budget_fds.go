@@ -53,6 +53,16 @@ func fitDescriptors(limit, reserve, jobs, window, perJob int, keepOrder bool) (i
 	return jobs, window
 }
 
+// leftBehindRoom is how many of avail descriptors are kept for output
+// pipes left behind by ended jobs (capture_left.go): an eighth, at least
+// one and at most maxLeftBehind. Under a low limit, where that eighth is
+// a few dozen, jobs that each leave a process behind holding their
+// output then run as fast as ever, their oldest pipes closed; they do not
+// fail for want of a descriptor.
+func leftBehindRoom(avail int) int {
+	return min(max(avail/8, 1), maxLeftBehind)
+}
+
 // openFileLimit is the soft limit on open files (Go raises it to the hard
 // limit at start-up), or a large number when it cannot be read.
 func openFileLimit() int {

@@ -22,6 +22,8 @@ func TestFitDescriptors(t *testing.T) {
 		{1024, 500, 4596, 5, false, 137, 4596},     // --line-buffer: 5 a job
 		{1024, 600, 0, 1, false, 320, 0},           // -u
 		{256, 60, 4156, 3, false, 38, 4156},        // ulimit -n 256: -j 60 is lowered
+		{256, 60, 4156, 7, false, 21, 4156},        // grouped, local jobs
+		{256, 60, 4156, 9, false, 17, 4156},        // grouped over ssh: the write ends too
 		{10, 4, 100, 3, true, 1, 1 + 1},            // a tiny limit still runs one job
 	} {
 		jobs, window := fitDescriptors(c.limit, fdReserve, c.jobs, c.window, c.per, c.keep)
@@ -66,13 +68,22 @@ func TestUserTasks(t *testing.T) {
 	}
 }
 
+// A grouped job run over ssh holds its pipes' write ends until ssh
+// exits: it is counted two descriptors above a local one.
+func TestDescriptorsPerJob(t *testing.T) {
+	local, remote := DescriptorsPerJob(false, false, false), DescriptorsPerJob(false, false, true)
+	if remote != local+2 || DescriptorsPerJob(true, false, true) != 1 || DescriptorsPerJob(false, true, true) != 5 {
+		t.Fatalf("grouped: %d a local job, %d a remote one; want 2 more remote, and -u and --lb as they were", local, remote)
+	}
+}
+
 // FitBudget keeps -j and the window as asked when the limits hold them,
 // and never leaves a run with no job at all.
 func TestFitBudget(t *testing.T) {
 	if openFileLimit() < 4096 {
 		t.Skip("the open-file limit here is low")
 	}
-	b, err := FitBudget(BudgetRequest{Jobs: 4, Window: 100, PerJob: DescriptorsPerJob(false, false), KeepOrder: true})
+	b, err := FitBudget(BudgetRequest{Jobs: 4, Window: 100, PerJob: DescriptorsPerJob(false, false, false), KeepOrder: true})
 	if err != nil || b.Jobs != 4 || b.Window != 100 || b.LimitedBy == "" {
 		t.Errorf("FitBudget(-j 4) = %+v, %v; want 4 jobs, a window of 100", b, err)
 	}

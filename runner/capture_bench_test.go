@@ -8,7 +8,7 @@ import "testing"
 // the capture costs a job on top of the spawn (BenchmarkPoolTrueCaptured).
 func BenchmarkCaptureSilent(b *testing.B) {
 	sp := &memSpool{testSpool: testSpool{dir: b.TempDir()}, job: 1 << 20, total: 64 << 20}
-	poll, err := startCapturePoll()
+	poll, err := startCapturePoll(0, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"math"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/fan-run/fan/internal/sendfile"
@@ -10,8 +12,46 @@ import (
 // or a mover goroutine, see capture_poll.go), in the states a stream goes
 // through: nothing yet (no file taken); in a memory file, within the
 // job's and the spool's memory budgets; spilled into a spool file (the
-// pipe grown); failed (what comes is read and dropped, so that the job is
+// pipe grown once a pipeful has passed: big); failed (what comes is read and dropped, so that the job is
 // not blocked). See capture_pipe.go.
+
+// How a pump ends.
+type pumped int
+
+const (
+	pumpedEmpty pumped = iota // the pipe is empty, still open for writing
+	pumpedEnd                 // at end of file: every write end is closed
+	pumpedCut                 // cut short (a limit, or while said no): more may wait
+)
+
+// pump moves what the pipe holds, piece by piece (step), until it runs
+// empty or ends, or most bytes have moved, or while says to stop (checked
+// before each piece; nil is never).
+func (c *pipeCapture) pump(fd, most int, while func() bool) pumped {
+	for moved := 0; moved < most && (while == nil || while()); {
+		n, err := c.step(fd)
+		switch {
+		case n > 0:
+			moved += n
+		case err == unix.EINTR:
+		case err == unix.EAGAIN:
+			return pumpedEmpty
+		case err == nil: // n == 0
+			return pumpedEnd
+		default:
+			c.fail(err)
+		}
+	}
+	return pumpedCut
+}
+
+// small says whether a turn of the loop goes on moving: the stream is not
+// big (toSpool) and end has not given up waiting for it.
+func (c *pipeCapture) small() bool { return !c.big && !c.stop.Load() }
+
+// wanted says whether a mover goes on moving: end has not given up
+// waiting for the pipe, and the run is not over.
+func (c *pipeCapture) wanted() bool { return !c.stop.Load() && !c.poll.stop.Load() }
 
 // drain takes what the pipe holds, without waiting: at most a pipeful,
 // as a process writing into it still could refill it for ever. It
@@ -21,40 +61,14 @@ func (c *pipeCapture) drain(fd int) (eof bool) {
 	if err != nil {
 		size = captureChunk
 	}
-	for moved := 0; moved < size; {
-		n, err := c.step(fd)
-		switch {
-		case n > 0:
-			moved += n
-		case err == unix.EINTR:
-		case err == nil:
-			return true
-		case err == unix.EAGAIN:
-			return false
-		default:
-			c.fail(err)
-		}
-	}
-	return false
+	return c.pump(fd, size, nil) == pumpedEnd
 }
 
 // move moves what the pipe holds now; it reports false when the pipe is
 // empty and still open for writing (wait), or when end gave up waiting or
 // the run is over, true at end of file.
 func (c *pipeCapture) move(fd int) bool {
-	for !c.stop.Load() && !c.poll.stop.Load() {
-		n, err := c.step(fd)
-		switch {
-		case n > 0 || err == unix.EINTR:
-		case err == unix.EAGAIN:
-			return false
-		case err == nil: // n == 0: end of file
-			return true
-		default:
-			c.fail(err)
-		}
-	}
-	return false
+	return c.pump(fd, math.MaxInt, c.wanted) == pumpedEnd
 }
 
 // step moves one piece: into a memory file within the budgets, otherwise
@@ -63,6 +77,11 @@ func (c *pipeCapture) move(fd int) bool {
 func (c *pipeCapture) step(fd int) (int, error) {
 	switch {
 	case c.failed != nil:
+		if c.left {
+			if n, err := c.discard(fd); err != unix.EINVAL {
+				return n, err
+			}
+		}
 		return unix.Read(fd, c.buffer())
 	case c.f == nil:
 		// The first bytes are read here, so that no file is taken for a
@@ -168,11 +187,17 @@ func (c *pipeCapture) spill() error {
 
 // toSpool splices the next piece into the spool file, or copies it where
 // the file's file system takes no splice.
+//
+// The stream is big once a pipeful has passed into the spool file: then
+// its pipe is grown, for fewer, larger moves (refused past the user's
+// share of pipe memory, pipe-user-pages-soft: then not), and it is moved
+// by a mover goroutine, on Go's netpoller once its pipe runs empty
+// (toNetpoller). A small stream in a spool file (spilled from its first
+// byte, as the memory budget was spent or no memory file was made) stays
+// with the capturePoll's loop, in a pipe of the default size.
 func (c *pipeCapture) toSpool(fd int) (int, error) {
-	if !c.grown {
-		// Big output: fewer, larger moves. Refused past the user's
-		// share of pipe memory (pipe-user-pages-soft): then not.
-		c.grown = true
+	if !c.big && c.n >= captureChunk {
+		c.big = true
 		unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, spillPipeSize)
 	}
 	if !c.noSplice {

@@ -25,8 +25,9 @@ import (
 // left the job's group (setsid) can keep a write end open; after
 // captureGrace, what is in the pipe is taken without waiting, and the
 // pipe is left behind (capturePoll.leave): what such a process writes
-// later is read and dropped until the run ends, lost as it is with GNU
-// parallel, which reads a job's files when the job ends.
+// later is dropped until the run ends, or until the pipe is closed for
+// want of room (capture_left.go), lost as it is with GNU parallel, which
+// reads a job's files when the job ends.
 
 // captureGrace is how long a job's pipes are waited on for end of file
 // after the job has ended. A swept job's processes close their ends within
@@ -39,11 +40,12 @@ const captureGrace = 150 * time.Millisecond
 // size, and the memory reserved from the budgets for one move.
 const captureChunk = 64 << 10
 
-// spillPipeSize is the size a pipe is grown to once its output spills,
-// and the most one splice then moves: 1 MiB, the default most an
-// unprivileged process may ask for (/proc/sys/fs/pipe-max-size). With
-// 64 KiB pipes, a job writing 1 GiB makes the capture wake and splice
-// 16,384 times; measured in BENCHMARKS.md.
+// spillPipeSize is the size a pipe is grown to once its output is big (a
+// pipeful has passed into a spool file), and the most one splice then
+// moves: 1 MiB, the default most an unprivileged process may ask for
+// (/proc/sys/fs/pipe-max-size). With 64 KiB pipes, a job writing 1 GiB
+// makes the capture wake and splice 16,384 times; measured in
+// BENCHMARKS.md.
 const spillPipeSize = 1 << 20
 
 // MemorySpool is a Spool that also lends memory files (memfd), within a
@@ -75,18 +77,20 @@ type jobCapture struct {
 
 // pipeCapture keeps what a job writes into one pipe.
 type pipeCapture struct {
-	job   *jobCapture
-	spool MemorySpool
-	poll  *capturePoll
-	fd    int      // the read end, non-blocking
-	w     *os.File // the write end, the job's
-	id    uint64   // in poll
-	done  chan struct{}
-	stop  atomic.Bool             // end gave up waiting for end of file
-	big   atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
+	job     *jobCapture
+	spool   MemorySpool
+	poll    *capturePoll
+	fd      int      // the read end, non-blocking
+	w       *os.File // the write end, the job's
+	id      uint64   // in poll
+	done    chan struct{}
+	left    bool                    // left behind by its job (capture_left.go)
+	null    int                     // when left: /dev/null, where what comes goes (-1: none)
+	stop    atomic.Bool             // end gave up waiting for end of file
+	netRead atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 
 	mu    sync.Mutex
-	state int // pipeArmed, pipeBusy or pipeClosed
+	armed bool // watched and not taken: take hands it over (capturePoll)
 
 	// Owned by whoever has taken the pipe (see capturePoll) until done is
 	// closed.
@@ -95,7 +99,7 @@ type pipeCapture struct {
 	n        int64     // bytes in f
 	failed   error     // why output could not be kept; the rest is dropped
 	noSplice bool      // f takes no splice: bytes are copied through scratch
-	grown    bool      // the pipe was asked to grow to spillPipeSize
+	big      bool      // a pipeful has passed into the spool file: see toSpool
 	first    [256]byte // the first bytes: most jobs' whole output
 	scratch  []byte    // for copying, when splice cannot be used
 }
@@ -175,39 +179,60 @@ func (j *jobCapture) end() {
 			c.turn()
 		}
 	}
+	if !waitClosed(cs, captureGrace) {
+		for _, c := range cs {
+			c.giveUp()
+		}
+		for _, c := range cs {
+			if c != nil {
+				<-c.done
+			}
+		}
+	}
+}
+
+// waitClosed waits up to d for the pipes (nil ones are none) to be
+// closed, and reports whether they all were.
+func waitClosed(cs [2]*pipeCapture, d time.Duration) bool {
 	var grace *time.Timer
-	expired := false
 	for _, c := range cs {
-		if c == nil {
+		if c == nil || c.closed() {
 			continue
+		}
+		if grace == nil {
+			grace = time.NewTimer(d)
+			defer grace.Stop()
 		}
 		select {
 		case <-c.done:
-			continue
-		default:
+		case <-grace.C:
+			return false
 		}
-		if grace == nil {
-			grace = time.NewTimer(captureGrace)
-		}
-		if !expired {
-			select {
-			case <-c.done:
-				continue
-			case <-grace.C:
-				expired = true
-			}
-		}
-		// Whoever has the pipe takes what is there and closes it.
-		c.stop.Store(true)
-		if c.take() {
-			c.settle(false)
-		} else if r := c.big.Load(); r != nil {
-			r.SetReadDeadline(time.Now()) // wakes its mover
-		}
-		<-c.done
 	}
-	if grace != nil {
-		grace.Stop()
+	return true
+}
+
+// closed says whether the pipe is closed, at its end or given up.
+func (c *pipeCapture) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// giveUp stops waiting for the pipe's end of file: whoever has it takes
+// what is there and closes it (see settle and pollBig). c may be nil.
+func (c *pipeCapture) giveUp() {
+	if c == nil || c.closed() {
+		return
+	}
+	c.stop.Store(true)
+	if c.take() {
+		c.settle(false)
+	} else if r := c.netRead.Load(); r != nil {
+		r.SetReadDeadline(time.Now()) // wakes its mover
 	}
 }
 

@@ -373,3 +373,62 @@ func TestCaptureLeftBehindWriterLives(t *testing.T) {
 		})
 	}
 }
+
+// A small stream whose first bytes go to a spool file (the memory budget
+// spent by other jobs, or no memory files on this system) is not big
+// output: its pipe keeps its default size, which counts against the
+// user's share of pipe memory (pipe-user-pages-soft) as little as any.
+// A stream through which a pipeful has passed is big, and its pipe grows
+// to spillPipeSize, so that it is moved in fewer, larger pieces.
+func TestCaptureSpilledSmallStaysSmall(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sp   *memSpool
+	}{
+		{"budget spent", &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 0}},
+		{"no memory files", &memSpool{testSpool: testSpool{dir: t.TempDir()}, job: 1 << 20, total: 64 << 20, noMemory: syscall.ENOSYS}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			poll, err := startCapturePoll(0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer poll.close()
+			jc, err := newJobCapture(c.sp, poll, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer jc.release() // on failure: ends it before poll.close
+			w := jc.stdout()
+			write := func(n int) {
+				t.Helper()
+				if _, err := w.Write([]byte(strings.Repeat("x", n))); err != nil {
+					t.Fatal(err)
+				}
+				// The capture takes it: the pipe runs empty.
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+					if n, err := unix.IoctlGetInt(int(w.Fd()), unix.TIOCINQ /* FIONREAD */); err == nil && n == 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatal("the capture took nothing from the pipe in 10s")
+					}
+				}
+			}
+			write(300)
+			if size, err := unix.FcntlInt(w.Fd(), unix.F_GETPIPE_SZ, 0); err != nil || size != captureChunk {
+				t.Fatalf("after 300 bytes into a spool file the pipe holds %d bytes (%v), want the default %d", size, err, captureChunk)
+			}
+			write(200 << 10)
+			if size, err := unix.FcntlInt(w.Fd(), unix.F_GETPIPE_SZ, 0); err != nil || size != spillPipeSize {
+				t.Fatalf("after 200 KiB the pipe holds %d bytes (%v), want it grown to %d", size, err, spillPipeSize)
+			}
+			jc.started()
+			out, errf, n, err := jc.results()
+			if err != nil || errf != nil || n != 300+200<<10 || out == nil || out.Name() == "mem" {
+				t.Fatalf("results: stdout %v, stderr %v, %d bytes, error %v; want %d bytes in a spool file", out, errf, n, err, 300+200<<10)
+			}
+			c.sp.Put(out)
+		})
+	}
+}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -19,12 +18,12 @@ import (
 // holds no thread while it waits. Most jobs write nothing into their
 // stderr, and many nothing at all; for such a pipe the only event is its
 // end of file (EPOLLHUP), which the loop takes itself: one read, and the
-// pipe is closed. What comes is moved by the loop while it is small and
-// fits in memory (most jobs' whole output), else by a mover goroutine
-// started for the stream until its pipe is empty again
-// (capture_move.go). A stream that spilled (big output, which runs its
-// pipe empty over and over) leaves the epoll instance when its pipe
-// first runs empty, and its mover waits on Go's netpoller from then on
+// pipe is closed. What comes is moved by the loop while the stream
+// is small (most jobs' whole output), else by a mover goroutine started
+// for the stream until its pipe is empty again (capture_move.go). A big
+// stream (a pipeful has passed into its spool file; it runs its pipe
+// empty over and over) leaves the epoll instance when its pipe first
+// runs empty, and its mover waits on Go's netpoller from then on
 // (toNetpoller).
 //
 // Every pipe is watched one-shot (EPOLLONESHOT): whoever takes its event
@@ -41,20 +40,17 @@ type capturePoll struct {
 	mu    sync.Mutex
 	pipes map[uint64]*pipeCapture // by id, the epoll event's data
 	next  uint64                  // the last id given
+	left  leftBehind              // pipes left behind by their jobs (capture_left.go)
 
 	movers sync.WaitGroup
 	done   chan struct{} // closed when the loop has returned
 }
 
-// pipe states, under pipeCapture.mu.
-const (
-	pipeArmed  = iota // watched: the next event hands it over
-	pipeBusy          // taken by the loop, a mover or the job's end
-	pipeClosed        // at its end, closed
-)
-
-// startCapturePoll makes the epoll instance and starts its loop.
-func startCapturePoll() (*capturePoll, error) {
+// startCapturePoll makes the epoll instance and starts its loop. Of the
+// pipes left behind by their jobs, it keeps at most leftMost open (0 is
+// maxLeftBehind), and tells notify the first time it closes one for want
+// of room (capture_left.go).
+func startCapturePoll(leftMost int, notify func(string)) (*capturePoll, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, os.NewSyscallError("epoll_create1", err)
@@ -64,7 +60,8 @@ func startCapturePoll() (*capturePoll, error) {
 		unix.Close(epfd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	p := &capturePoll{epfd: epfd, ep: os.NewFile(uintptr(epfd), "epoll"), pipes: map[uint64]*pipeCapture{}, done: make(chan struct{})}
+	p := &capturePoll{epfd: epfd, ep: os.NewFile(uintptr(epfd), "epoll"), pipes: map[uint64]*pipeCapture{}, done: make(chan struct{}),
+		left: newLeftBehind(leftMost, notify)}
 	if p.rc, err = p.ep.SyscallConn(); err != nil {
 		p.ep.Close()
 		return nil, err
@@ -89,30 +86,11 @@ func (p *capturePoll) close() {
 		unix.Close(c.fd) // every job has ended: only pipes left behind are here
 	}
 	p.pipes = nil
+	if p.left.null >= 0 {
+		unix.Close(p.left.null)
+	}
 	p.mu.Unlock()
 	p.ep.Close()
-}
-
-// errLeftBehind marks a pipe left behind by its job: what comes through
-// it is read and dropped.
-var errLeftBehind = errors.New("the job has ended")
-
-// leave keeps fd, the read end of a pipe whose job has ended but which a
-// process that escaped the job's group still holds open, until that
-// process closes it or the run ends, reading and dropping what comes.
-// Closed at once, the pipe would kill that process (SIGPIPE) at its next
-// write; GNU parallel's jobs write into files, which never refuse one.
-// Once fan's run is over, its writes fail as into any pipe whose reader
-// has gone.
-func (p *capturePoll) leave(fd int) {
-	if p.stop.Load() {
-		unix.Close(fd)
-		return
-	}
-	left := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind}
-	if p.watch(left) != nil {
-		unix.Close(fd)
-	}
 }
 
 // run hands each pipe its events until close: it takes what the epoll
@@ -158,11 +136,14 @@ func (p *capturePoll) handle(id uint64) {
 
 // watch gives c an id and starts watching its read end.
 func (p *capturePoll) watch(c *pipeCapture) error {
-	c.state = pipeArmed // before the loop can see c
+	c.armed = true // before the loop can see c
 	p.mu.Lock()
 	p.next++
 	c.id = p.next
 	p.pipes[c.id] = c
+	if c.left {
+		p.left.pipes[c.id] = c
+	}
 	p.mu.Unlock()
 	if err := unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, c.fd, c.event()); err != nil {
 		p.forget(c)
@@ -176,6 +157,9 @@ func (p *capturePoll) watch(c *pipeCapture) error {
 func (p *capturePoll) forget(c *pipeCapture) {
 	p.mu.Lock()
 	delete(p.pipes, c.id)
+	if c.left {
+		delete(p.left.pipes, c.id)
+	}
 	p.mu.Unlock()
 }
 
@@ -191,39 +175,31 @@ func (c *pipeCapture) event() *unix.EpollEvent {
 func (c *pipeCapture) take() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.state != pipeArmed {
+	if !c.armed {
 		return false
 	}
-	c.state = pipeBusy
+	c.armed = false
 	return true
 }
 
-// turn is a turn at the pipe for whoever took it: small output going into
-// memory is moved here, up to a pipeful; then the pipe is closed at its
-// end, or watched again when empty, or, with more to move, handed to a
-// mover goroutine.
+// turn is a turn at the pipe for whoever took it: small output (not big,
+// see toSpool) is moved here, up to a pipeful; then the pipe is closed at
+// its end, or watched again when empty, or, with more to move, handed to
+// a mover goroutine.
 func (c *pipeCapture) turn() {
-	for moved := 0; moved < captureChunk && (c.f == nil || c.mem) && !c.stop.Load(); {
-		n, err := c.step(c.fd)
-		switch {
-		case n > 0:
-			moved += n
-		case err == unix.EINTR:
-		case err == unix.EAGAIN:
-			c.settle(false)
-			return
-		case err == nil: // end of file
-			c.settle(true)
-			return
-		default:
-			c.fail(err)
-		}
+	switch c.pump(c.fd, captureChunk, c.small) {
+	case pumpedEmpty:
+		c.settle(false)
+		return
+	case pumpedEnd:
+		c.settle(true)
+		return
 	}
 	c.poll.movers.Add(1)
 	go func() {
 		defer c.poll.movers.Done()
 		eof := c.move(c.fd)
-		if !eof && c.grown && c.toNetpoller() {
+		if !eof && c.big && c.toNetpoller() {
 			c.pollBig()
 			return
 		}
@@ -231,7 +207,7 @@ func (c *pipeCapture) turn() {
 	}()
 }
 
-// toNetpoller moves a spilled stream's pipe, found empty, from the epoll
+// toNetpoller moves a big stream's pipe, found empty, from the epoll
 // instance to Go's netpoller, where its mover waits for it from then on:
 // big output empties the pipe over and over, and a mover started anew
 // and a watch re-armed each time cost more CPU (W3, a few %) than a
@@ -244,7 +220,7 @@ func (c *pipeCapture) toNetpoller() bool {
 		return false
 	}
 	c.poll.forget(c)
-	c.big.Store(os.NewFile(uintptr(c.fd), "|0")) // non-blocking: on the netpoller
+	c.netRead.Store(os.NewFile(uintptr(c.fd), "|0")) // non-blocking: on the netpoller
 	return true
 }
 
@@ -252,26 +228,17 @@ func (c *pipeCapture) toNetpoller() bool {
 // of file, or until end gives up waiting for it (setting stop and a read
 // deadline); then it takes what the pipe holds and closes it.
 func (c *pipeCapture) pollBig() {
-	r := c.big.Load()
+	r := c.netRead.Load()
 	rc, err := r.SyscallConn()
 	if err == nil {
 		err = rc.Read(func(fd uintptr) bool { return c.move(int(fd)) })
 		if err != nil {
-			rc.Control(func(fd uintptr) {
-				if c.drain(int(fd)) {
-					return
-				}
-				// Still held: the pipe goes on without this job.
-				if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0); err == nil {
-					c.poll.leave(d)
-				}
-			})
+			rc.Control(func(fd uintptr) { c.leaveIfHeld(int(fd)) })
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.Close()
-	c.state = pipeClosed
 	close(c.done)
 }
 
@@ -282,20 +249,15 @@ func (c *pipeCapture) settle(eof bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !eof && c.stop.Load() {
-		if !c.drain(c.fd) && unix.EpollCtl(c.poll.epfd, unix.EPOLL_CTL_DEL, c.fd, nil) == nil {
-			// Still held: the pipe goes on without this job.
-			c.poll.forget(c)
-			c.poll.leave(c.fd)
-			c.state = pipeClosed
-			close(c.done)
-			return
-		}
+		if !c.left {
+			c.leaveIfHeld(c.fd)
+		} // else it is closed for want of room (capturePoll.leave)
 		eof = true
 	}
 	if !eof {
 		err := unix.EpollCtl(c.poll.epfd, unix.EPOLL_CTL_MOD, c.fd, c.event())
 		if err == nil {
-			c.state = pipeArmed
+			c.armed = true
 			return
 		}
 		c.fail(os.NewSyscallError("epoll_ctl", err))
@@ -303,11 +265,25 @@ func (c *pipeCapture) settle(eof bool) {
 	c.finish()
 }
 
+// leaveIfHeld takes what the pipe holds, once end has given up waiting
+// for its end of file; when a process that escaped the job still holds
+// it open, the pipe goes on without the job: a copy of fd, its read end,
+// is left behind (capturePoll.leave), and the caller closes fd.
+func (c *pipeCapture) leaveIfHeld(fd int) {
+	if c.drain(fd) {
+		return
+	}
+	// fd's own watch, if it has one, ends: the copy would keep it alive.
+	unix.EpollCtl(c.poll.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+	if d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0); err == nil {
+		c.poll.leave(d)
+	}
+}
+
 // finish closes the pipe's read end (which also ends its watch) and tells
 // the job's end. Called with c.mu held.
 func (c *pipeCapture) finish() {
 	c.poll.forget(c)
 	unix.Close(c.fd)
-	c.state = pipeClosed
 	close(c.done)
 }

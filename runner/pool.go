@@ -55,6 +55,11 @@ type Pool struct {
 	// Spool captures each job's output; nil lets jobs write straight to
 	// fan's own stdout and stderr (--ungroup).
 	Spool Spool
+	// LeftBehind is how many output pipes left behind by their jobs (held
+	// open by processes that escaped them: capture_left.go) are kept open
+	// at most; past it the oldest is closed. 0 is maxLeftBehind; FitBudget
+	// fits it to the open-file limit.
+	LeftBehind int
 	// DryRun renders commands without running them.
 	DryRun bool
 	// TermSeq is how a job is terminated when its context ends.
@@ -196,7 +201,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 	defer finish()
 	defer p.startWatch()()
 	if _, ok := p.Spool.(MemorySpool); ok && !p.Live && !p.DryRun {
-		p.capPoll, p.pollErr = startCapturePoll()
+		p.capPoll, p.pollErr = startCapturePoll(p.LeftBehind, s.Notify)
 		defer p.capPoll.close() // after the jobs
 	}
 	var wg sync.WaitGroup

@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// Pipes left behind: a process that escaped its job's group (setsid, a
+// daemon) may hold the job's output pipes open after the job ended. Closed
+// at once, a pipe would kill that process (SIGPIPE) at its next write; GNU
+// parallel's jobs write into files, which never refuse one, and under
+// xargs such a process writes to xargs's own stdout. So fan keeps the
+// pipe, reading and dropping what comes, until that process closes it or
+// the run ends; once fan's run is over, its writes fail as into any pipe
+// whose reader has gone.
+//
+// Each such pipe holds a descriptor for as long (what comes is spliced
+// into /dev/null: no buffer of fan's), so their number is bounded: past the most the
+// pool was given (Pool.LeftBehind, which FitBudget keeps room for under
+// the open-file limit), the oldest is closed, and its holder's next write
+// fails as it would once the run ended. The first time, the user is told
+// why, and what to do.
+
+// maxLeftBehind is the most pipes left behind kept open, whatever the
+// open-file limit: 256 descriptors, and as many pipes of the default size
+// against the user's share of pipe memory (pipe-user-pages-soft holds
+// 1024), so that the jobs' own pipes keep theirs. A run that leaves more
+// processes behind, each holding its output, is leaving daemons that
+// want their output sent somewhere else.
+const maxLeftBehind = 256
+
+// errLeftBehind marks a pipe left behind by its job: what comes through
+// it is read and dropped.
+var errLeftBehind = errors.New("the job has ended")
+
+// leftBehind is the capturePoll's account of the pipes left behind,
+// under capturePoll.mu.
+type leftBehind struct {
+	pipes  map[uint64]*pipeCapture // by id: the lowest is the oldest
+	most   int
+	warned bool
+	notify func(string)
+	// null is /dev/null, opened for the first pipe left behind (-1 until
+	// then, or when it cannot be): what such pipes bring is spliced into
+	// it, so that they need no buffer of fan's to be emptied.
+	null int
+}
+
+func newLeftBehind(most int, notify func(string)) leftBehind {
+	if most <= 0 {
+		most = maxLeftBehind
+	}
+	return leftBehind{pipes: map[uint64]*pipeCapture{}, most: most, notify: notify, null: -1}
+}
+
+// nullFd is the descriptor of /dev/null for dropping what pipes left
+// behind bring, opened when first asked for; -1 when it cannot be.
+func (p *capturePoll) nullFd() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.left.null < 0 {
+		if fd, err := unix.Open("/dev/null", unix.O_WRONLY|unix.O_CLOEXEC, 0); err == nil {
+			p.left.null = fd
+		}
+	}
+	return p.left.null
+}
+
+// discard empties what the pipe holds into /dev/null, up to what one
+// splice moves; EINVAL where splice cannot.
+func (c *pipeCapture) discard(fd int) (int, error) {
+	if c.null < 0 {
+		return 0, unix.EINVAL
+	}
+	n, err := unix.Splice(fd, nil, c.null, nil, spillPipeSize, unix.SPLICE_F_NONBLOCK)
+	return int(n), err
+}
+
+// leave keeps fd, the read end of a pipe whose job has ended but which a
+// process that escaped the job's group still holds open, until that
+// process closes it or the run ends, reading and dropping what comes. When
+// that makes more pipes left behind than the most kept, the oldest is
+// closed.
+func (p *capturePoll) leave(fd int) {
+	if p.stop.Load() {
+		unix.Close(fd)
+		return
+	}
+	l := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind, left: true, null: p.nullFd()}
+	if p.watch(l) != nil {
+		unix.Close(fd)
+		return
+	}
+	p.mu.Lock()
+	var oldest *pipeCapture
+	if len(p.left.pipes) > p.left.most {
+		for _, c := range p.left.pipes {
+			if oldest == nil || c.id < oldest.id {
+				oldest = c
+			}
+		}
+		delete(p.left.pipes, oldest.id)
+	}
+	warn := oldest != nil && !p.left.warned
+	p.left.warned = p.left.warned || warn
+	p.mu.Unlock()
+	if oldest == nil {
+		return
+	}
+	oldest.giveUp() // whoever has it closes it
+	if warn && p.left.notify != nil {
+		p.left.notify(fmt.Sprintf("fan: more than %d output pipes of ended jobs are held open by processes the jobs left running (setsid, daemons): closing the oldest, so its holder's next write fails; send such processes' output elsewhere (CMD >/dev/null 2>&1 &) to keep them writing", p.left.most))
+	}
+}
