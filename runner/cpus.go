@@ -81,6 +81,9 @@ type cgroups struct {
 	fsys      fs.FS
 	mountinfo []string // the lines of /proc/self/mountinfo of cgroup file systems
 	self      []string // the lines of /proc/self/cgroup
+
+	mu    sync.Mutex
+	found map[string][]string // dirs, by controller: the gates ask before every job start
 }
 
 func readCgroups(fsys fs.FS) *cgroups {
@@ -103,8 +106,24 @@ var hostCgroups = sync.OnceValue(func() *cgroups { return readCgroups(hostFS{}) 
 // dirs lists the directories of fan's cgroup and its ancestors, as paths
 // in g.fsys, where the controller's files are: for cgroup v2, and for v1's
 // hierarchy of the controller, from /proc/self/cgroup placed under the
-// mount points /proc/self/mountinfo gives. Own cgroup first.
+// mount points /proc/self/mountinfo gives. Own cgroup first. Each
+// controller's are worked out once.
 func (g *cgroups) dirs(controller string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if dirs, ok := g.found[controller]; ok {
+		return dirs
+	}
+	if g.found == nil {
+		g.found = map[string][]string{}
+	}
+	dirs := g.find(controller)
+	g.found[controller] = dirs
+	return dirs
+}
+
+// find is dirs, worked out from the lines read.
+func (g *cgroups) find(controller string) []string {
 	mounts := g.mounts(controller)
 	var dirs []string
 	for _, line := range g.self {

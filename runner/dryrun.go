@@ -53,9 +53,9 @@ func (p *Pool) render(item *input.Item, slot Slot) *Result {
 		a.Abandon()
 	}
 	n := p.drySlots.next(p.limit())
-	r := p.stream.dryResult()
 	slot.N = n
-	*r = Result{Item: *item, Slot: n, Host: slot.Host, Addr: slot.Addr, Command: p.Template.Render(item, slot), DryRun: true}
+	r := p.stream.dryResult().in(item, slot)
+	r.Command, r.DryRun = p.Template.Render(item, slot), true
 	return r
 }
 

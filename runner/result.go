@@ -17,7 +17,7 @@ type Result struct {
 	// Host is where the job ran: a login of -S, or "" for this machine.
 	Host string
 	// Addr is Host's host part alone, or "" for this machine (Slot.Addr).
-	Addr    string
+	Addr string
 	// Command is what the job ran, or would have run: a job a drain or a
 	// halt kept from starting has it only with Pool.NotStartedCommands.
 	Command Command
@@ -85,6 +85,13 @@ func (r *Result) Failure() string {
 		return fmt.Sprintf("signal %d", int(r.Signal))
 	}
 	return fmt.Sprintf("exit %d", r.Status)
+}
+
+// in sets r to a new result of item in slot: its number and host (Where
+// gives them back), and returns r.
+func (r *Result) in(item *input.Item, slot Slot) *Result {
+	*r = Result{Item: *item, Slot: slot.N, Host: slot.Host, Addr: slot.Addr}
+	return r
 }
 
 // Where is the slot the job ran in, for rendering a text of it
