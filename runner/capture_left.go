@@ -88,6 +88,10 @@ func (p *capturePoll) leave(fd int) {
 		unix.Close(fd)
 		return
 	}
+	// A big stream's pipe was grown: back to the default size, so that
+	// pipes left behind count as such against the user's pipe memory
+	// (refused, harmlessly, while it holds more).
+	unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, captureChunk)
 	l := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind, left: true, null: p.nullFd()}
 	if p.watch(l) != nil {
 		unix.Close(fd)

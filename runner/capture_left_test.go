@@ -100,13 +100,13 @@ func TestCaptureLeftBehindBounded(t *testing.T) {
 	}
 }
 
-// leftBehindRoom keeps an eighth of the descriptors for pipes left
+// leftBehindRoom keeps a sixteenth of the descriptors for pipes left
 // behind, at least one and at most maxLeftBehind; FitBudget counts them,
 // so that grouped jobs run fewer at once rather than fail for want of a
 // descriptor.
 func TestLeftBehindRoom(t *testing.T) {
 	for _, c := range []struct{ avail, want int }{
-		{0, 1}, {7, 1}, {200, 25}, {1 << 20, maxLeftBehind},
+		{0, 1}, {15, 1}, {200, 12}, {1 << 20, maxLeftBehind},
 	} {
 		if got := leftBehindRoom(c.avail); got != c.want {
 			t.Errorf("leftBehindRoom(%d) = %d, want %d", c.avail, got, c.want)
