@@ -52,10 +52,11 @@ import (
 // by reaping late; a remote shell cannot).
 type Executor struct {
 	host *Host
-	// pass holds the names of the variables (and bash functions) a job
-	// gets, each true when a shell can name it: exported as a variable.
-	pass  map[string]bool
-	nonce string
+	// passed holds the names of the variables (and bash functions) a job
+	// gets; each is true when a shell can name it, so that it is exported
+	// as a variable. Being here, not the value, means passed (passes).
+	passed map[string]bool
+	nonce  string
 
 	mu        sync.Mutex
 	running   map[*process]struct{}
@@ -65,18 +66,18 @@ type Executor struct {
 // NewExecutor returns an executor for h. Jobs get runner.JobVars and the
 // variables named in env (--env) from their attempt's environment.
 func NewExecutor(h *Host, env []string) *Executor {
-	pass := map[string]bool{}
+	passed := map[string]bool{}
 	for _, n := range append(runner.JobVars(), env...) {
-		pass[n] = varName().MatchString(n) // checked once, not per job
+		passed[n] = varName().MatchString(n) // checked once, not per job
 	}
 	var b [8]byte
 	rand.Read(b[:])
-	return &Executor{host: h, pass: pass, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
+	return &Executor{host: h, passed: passed, nonce: hex.EncodeToString(b[:]), running: map[*process]struct{}{}}
 }
 
 // passes reports whether jobs get the variable or function name.
 func (e *Executor) passes(name string) bool {
-	_, ok := e.pass[name]
+	_, ok := e.passed[name]
 	return ok
 }
 
@@ -149,7 +150,7 @@ func (e *Executor) Start(a *runner.Attempt) (runner.Process, error) {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
 		case !ok:
-		case e.pass[name]: // passed, and a shell can name it
+		case e.passed[name]: // passed, and a shell can name it
 			j.env = append(j.env, kv)
 		case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%") && e.passes(name[len("BASH_FUNC_"):len(name)-2]):
 			j.funcs = append(j.funcs, kv) // an exported bash function (export -f)
