@@ -45,6 +45,12 @@ func TestCommandConfig(t *testing.T) {
 		{[]string{"-j", "50%", "echo"}, func(c *Config) any { return c.Runner.Jobs.Percent }, 50.0},
 		{[]string{"--xargs", "echo"}, func(c *Config) any { return c.jobs }, 1},
 		{[]string{"--xargs", "-P", "4", "echo"}, func(c *Config) any { return c.jobs }, 4},
+		// One job at a time, for sure (a job may then write straight to
+		// stdout): -j1, but not a limit that may change or --xargs's.
+		{[]string{"-j", "1", "echo"}, func(c *Config) any { return c.serial() }, true},
+		{[]string{"-j", "2", "echo"}, func(c *Config) any { return c.serial() }, false},
+		{[]string{"-j", "auto", "echo"}, func(c *Config) any { return c.serial() }, false},
+		{[]string{"--xargs", "echo"}, func(c *Config) any { return c.serial() }, false},
 		// Durations, --timeout, --halt, --termseq: parsed as they are read.
 		{[]string{"--delay", "1m30", "echo"}, func(c *Config) any { return c.Runner.Delay }, 90 * time.Second},
 		{[]string{"--retry-delay", "250ms", "echo"}, func(c *Config) any { return c.Runner.RetryDelay }, 250 * time.Millisecond},
