@@ -305,9 +305,9 @@ func openReader(c *Config, lim runner.ArgLimits, counted *output.Intake) (*input
 // which one lowered it, and how many events may wait for the sink).
 func fitBudget(c *Config) (runner.Budget, error) {
 	return runner.FitBudget(runner.BudgetRequest{
-		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, PerJob: runner.DescriptorsPerJob(c.Output.Ungroup, c.lineBuffer, c.remote != nil),
-		KeepOrder: c.Output.KeepOrder, DryRun: c.Runner.DryRun, Buffered: eventQueue(c),
-		Pipes: !c.Output.Ungroup && !c.lineBuffer,
+		Jobs: c.budgetJobs(), Window: window(c.Env) + c.jobs, KeepOrder: c.Output.KeepOrder,
+		Ungrouped: c.Output.Ungroup, LineBuffer: c.lineBuffer, Remote: c.remote != nil,
+		DryRun: c.Runner.DryRun, Buffered: eventQueue(c),
 	})
 }
 

@@ -28,8 +28,12 @@ type Budget struct {
 type BudgetRequest struct {
 	// Jobs is -j (0: no limit), and Window the -k window asked for.
 	Jobs, Window int
-	// PerJob is the descriptors a running job holds (DescriptorsPerJob).
-	PerJob int
+	// Ungrouped (-u), LineBuffer and Remote (-S) say where the jobs'
+	// output goes and where they run: what a running job holds open
+	// (descriptorsPerJob), and whether it writes into pipes fan reads
+	// (grouped output), which a process a job left running may hold
+	// open after the job ended: room is kept for some (Budget.LeftBehind).
+	Ungrouped, LineBuffer, Remote bool
 	// KeepOrder is -k: a window of results waits behind the oldest job.
 	KeepOrder bool
 	// DryRun runs no job: fan then needs no descriptors for one.
@@ -37,20 +41,17 @@ type BudgetRequest struct {
 	// Buffered is how many events should wait for the output stage at
 	// most; fewer under a low open-file limit.
 	Buffered int
-	// Pipes says that jobs write their output into pipes fan reads
-	// (grouped output), which a process a job left running may hold open
-	// after the job ended: room is kept for some (Budget.LeftBehind).
-	Pipes bool
 }
 
 // FitBudget fits a run to the open-file and process limits. It fails
 // when the open-file limit is too low for fan and a single job.
 func FitBudget(req BudgetRequest) (Budget, error) {
 	fdLimit, reserve := openFileLimit(), 0
+	perJob := descriptorsPerJob(req.Ungrouped, req.LineBuffer, req.Remote)
 	if !req.DryRun {
 		reserve = descriptorReserve(fdLimit)
 		// A job's own descriptors, two for its result, two for the fork.
-		if need := reserve + req.PerJob + 4; fdLimit < need {
+		if need := reserve + perJob + 4; fdLimit < need {
 			return Budget{}, fmt.Errorf("the open-file limit (ulimit -n %d) is too low: fan needs about %d for itself and one job (raise it: ulimit -n %d)", fdLimit, need, max(need, 64))
 		}
 	}
@@ -58,10 +59,10 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 	// Results on their way to the output stage hold their two output
 	// files too: their descriptors are kept aside.
 	b.Buffered = min(req.Buffered, max(0, fdLimit-reserve)/8)
-	if req.Pipes && !req.DryRun {
+	if !req.Ungrouped && !req.LineBuffer && !req.DryRun { // grouped: pipes
 		b.LeftBehind = leftBehindRoom(fdLimit - reserve - 2*b.Buffered)
 	}
-	b.Jobs, b.Window = fitDescriptors(fdLimit, reserve+2*b.Buffered+b.LeftBehind, req.Jobs, req.Window, req.PerJob, req.KeepOrder)
+	b.Jobs, b.Window = fitDescriptors(fdLimit, reserve+2*b.Buffered+b.LeftBehind, req.Jobs, req.Window, perJob, req.KeepOrder)
 	room, limit, lowProcs := processRoom(b.Jobs, tasksPerJob)
 	if lowProcs {
 		b.FewThreads = true
@@ -72,7 +73,7 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 	return b, nil
 }
 
-// DescriptorsPerJob is what one running job holds open: its pidfd; with
+// descriptorsPerJob is what one running job holds open: its pidfd; with
 // --line-buffer the two spool files its output goes into and the sink's
 // copies of them; grouped, for each of its stdout and stderr, the read
 // end of a pipe and up to two files (a memory file and the spool file it
@@ -80,7 +81,7 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 // one the spool keeps for reuse), and, for a job run over ssh (remote),
 // the pipes' write ends too, which fan holds until ssh has exited (a
 // local job's are closed once it started); ungrouped (-u), nothing more.
-func DescriptorsPerJob(ungrouped, lineBuffer, remote bool) int {
+func descriptorsPerJob(ungrouped, lineBuffer, remote bool) int {
 	switch {
 	case ungrouped:
 		return 1

@@ -32,7 +32,7 @@ func descriptorReserve(limit int) int {
 
 // fitDescriptors makes -j and the -k window fit in limit open files (ulimit
 // -n), so that jobs wait for descriptors rather than fail with "too many
-// open files". A running job holds perJob (DescriptorsPerJob); a finished
+// open files". A running job holds perJob (descriptorsPerJob); a finished
 // result waiting to be written holds up to two files. Without -k
 // (keepOrder), a few results wait, up to one a job: running jobs get what
 // is left after fan's reserve, perJob and two each. With -k, a window of

@@ -71,8 +71,8 @@ func TestUserTasks(t *testing.T) {
 // A grouped job run over ssh holds its pipes' write ends until ssh
 // exits: it is counted two descriptors above a local one.
 func TestDescriptorsPerJob(t *testing.T) {
-	local, remote := DescriptorsPerJob(false, false, false), DescriptorsPerJob(false, false, true)
-	if remote != local+2 || DescriptorsPerJob(true, false, true) != 1 || DescriptorsPerJob(false, true, true) != 5 {
+	local, remote := descriptorsPerJob(false, false, false), descriptorsPerJob(false, false, true)
+	if remote != local+2 || descriptorsPerJob(true, false, true) != 1 || descriptorsPerJob(false, true, true) != 5 {
 		t.Fatalf("grouped: %d a local job, %d a remote one; want 2 more remote, and -u and --lb as they were", local, remote)
 	}
 }
@@ -83,11 +83,11 @@ func TestFitBudget(t *testing.T) {
 	if openFileLimit() < 4096 {
 		t.Skip("the open-file limit here is low")
 	}
-	b, err := FitBudget(BudgetRequest{Jobs: 4, Window: 100, PerJob: DescriptorsPerJob(false, false, false), KeepOrder: true})
+	b, err := FitBudget(BudgetRequest{Jobs: 4, Window: 100, KeepOrder: true})
 	if err != nil || b.Jobs != 4 || b.Window != 100 || b.LimitedBy == "" {
 		t.Errorf("FitBudget(-j 4) = %+v, %v; want 4 jobs, a window of 100", b, err)
 	}
-	if b, err := FitBudget(BudgetRequest{PerJob: 1, DryRun: true}); err != nil || b.Jobs < 1 {
+	if b, err := FitBudget(BudgetRequest{Ungrouped: true, DryRun: true}); err != nil || b.Jobs < 1 {
 		t.Errorf("FitBudget(-j 0) = %+v, %v; want a job or more", b, err)
 	}
 }

@@ -112,15 +112,15 @@ func TestLeftBehindRoom(t *testing.T) {
 			t.Errorf("leftBehindRoom(%d) = %d, want %d", c.avail, got, c.want)
 		}
 	}
-	piped, err := FitBudget(BudgetRequest{PerJob: DescriptorsPerJob(false, false, false), Pipes: true, Buffered: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := FitBudget(BudgetRequest{PerJob: DescriptorsPerJob(false, false, false), Buffered: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if piped.LeftBehind < 1 || plain.LeftBehind != 0 || piped.Jobs > plain.Jobs {
-		t.Fatalf("with pipes %+v, without %+v: want room for pipes left behind with them only, and no more jobs", piped, plain)
+	for _, req := range []BudgetRequest{{}, {Remote: true}, {LineBuffer: true}, {Ungrouped: true}, {DryRun: true}} {
+		req.Buffered = 16
+		b, err := FitBudget(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		piped := !req.Ungrouped && !req.LineBuffer && !req.DryRun
+		if piped != (b.LeftBehind > 0) {
+			t.Errorf("%+v: %+v: want room for pipes left behind with grouped output only", req, b)
+		}
 	}
 }
