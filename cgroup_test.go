@@ -165,10 +165,11 @@ import os, sys, time
 name = sys.argv[1]
 open('start.%s.%d' % (name, os.getpid()), 'w').close()
 a = b'x' * (60 << 20)
-if name == 'b' and not os.path.exists('grown'):
+if name == 'b' and not os.path.exists('growing'):
     time.sleep(0.5)
-    open('grown', 'w').close()
+    open('growing', 'w').close()
     c = b'y' * (500 << 20)
+    open('grown', 'w').close()
 while not os.path.exists('go.' + name):
     time.sleep(0.02)
 `
@@ -203,7 +204,8 @@ func TestMemFreeEvictsTheYoungest(t *testing.T) {
 	go func() {
 		// Both end once the eviction has had the time to happen: ten
 		// seconds after b has grown (fan asks every second), however long
-		// a loaded machine took to get there.
+		// a loaded machine took to get there (filling 500M took more than
+		// ten seconds under a load of 30).
 		var grown time.Time
 		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 			time.Sleep(100 * time.Millisecond)
