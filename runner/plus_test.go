@@ -113,18 +113,16 @@ func TestPlusValues(t *testing.T) {
 		// ASCII letters alone (é stays é there).
 		{"{^^.}", "éaé", "ÉAÉ"},
 		{"{,,.}", "ÉA", "éa"},
-		// Positional forms take argument n.
-		{"{2..}", "unused", "x"},
 	}
 	for _, c := range cases {
-		args := []string{c.v}
-		if c.s == "{2..}" {
-			args = []string{"a.b.c", "x.y.z"}
-		}
-		got := plusValues(t, c.s, args, 1, Slot{N: 1}, nil)
+		got := plusValues(t, c.s, []string{c.v}, 1, Slot{N: 1}, nil)
 		if !slices.Equal(got, []string{c.want}) {
 			t.Errorf("%s of %q = %q, want %q", c.s, c.v, got, c.want)
 		}
+	}
+	// Positional forms take argument n.
+	if got := plusValues(t, "{2..}", []string{"a.b.c", "x.y.z"}, 1, Slot{N: 1}, nil); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("{2..} of a.b.c x.y.z = %q, want x", got)
 	}
 }
 
