@@ -109,7 +109,7 @@ func (p *capturePoll) leave(fd int) {
 		unix.Close(fd)
 		return
 	}
-	left := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind}
+	left := &pipeCapture{poll: p, fd: fd, wfd: -1, done: make(chan struct{}), failed: errLeftBehind}
 	if p.watch(left) != nil {
 		unix.Close(fd)
 	}

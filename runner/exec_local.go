@@ -70,6 +70,13 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 			stdio[i] = f.Fd()
 		}
 	}
+	if a.captured != nil {
+		out, err := a.captured.fds()
+		if out >= 0 {
+			stdio[1] = uintptr(out)
+		}
+		stdio[2] = uintptr(err)
+	}
 	c := a.Command
 	pr, err := l.spawnIn(c, a, stdio)
 	if errors.Is(err, syscall.ENOEXEC) {
