@@ -89,7 +89,11 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 	}
 	l.groups.add(pr.pid)
 	pr.listed = &l.groups
-	return &localProc{proc: pr, l: l, block: l.running.Add(1) <= blockingWaits && !l.FewThreads}, nil
+	block := l.running.Add(1) <= blockingWaits && !l.FewThreads
+	if block {
+		spareP()
+	}
+	return &localProc{proc: pr, l: l, block: block}, nil
 }
 
 // startError says why the attempt could not start, with the status a shell would

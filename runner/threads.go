@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os"
 	"runtime"
 	"sync"
 )
@@ -45,3 +46,20 @@ func startIdleThreads(n int) {
 	held.Wait() // n threads exist now; they go idle as the goroutines end
 	release.Done()
 }
+
+// spareP gives the Go scheduler one P (the right to run Go code on a
+// thread) more than it has, once, unless the user set GOMAXPROCS. A job
+// waited for in a blocking waitid holds its P in the system call. When
+// none is left idle, the runtime's monitor thread (sysmon) takes one back
+// from such a waiter within 20 µs, and each time it does it starts again
+// to wake every 20 µs, for a millisecond at least: with -j of 2 or more
+// and short jobs, that was every job. With a P to spare, the waiters keep
+// theirs and the monitor slows down to its 10 ms. On W1 at -j2 this cut
+// fan's own CPU per job by about a fifth (BENCHMARKS.md). The cost: one
+// more thread than there are CPUs may run fan's Go code at once, shared
+// out by the kernel, which fan's light work does not notice.
+var spareP = sync.OnceFunc(func() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
+})
