@@ -89,9 +89,10 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 	}
 	l.groups.add(pr.pid)
 	pr.listed = &l.groups
-	block := l.running.Add(1) <= blockingWaits && !l.FewThreads
+	n := l.running.Add(1)
+	block := n <= blockingWaits && !l.FewThreads
 	if block {
-		spareP()
+		spareP(int(n))
 	}
 	return &localProc{proc: pr, l: l, block: block}, nil
 }

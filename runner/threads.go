@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // spareThreads is how many idle threads fan makes ready under a low
@@ -47,19 +49,42 @@ func startIdleThreads(n int) {
 	release.Done()
 }
 
-// spareP gives the Go scheduler one P (the right to run Go code on a
-// thread) more than it has, once, unless the user set GOMAXPROCS. A job
-// waited for in a blocking waitid holds its P in the system call. When
-// none is left idle, the runtime's monitor thread (sysmon) takes one back
-// from such a waiter within 20 µs, and each time it does it starts again
-// to wake every 20 µs, for a millisecond at least: with -j of 2 or more
-// and short jobs, that was every job. With a P to spare, the waiters keep
-// theirs and the monitor slows down to its 10 ms. On W1 at -j2 this cut
-// fan's own CPU per job by about a fifth (BENCHMARKS.md). The cost: one
-// more thread than there are CPUs may run fan's Go code at once, shared
-// out by the kernel, which fan's light work does not notice.
-var spareP = sync.OnceFunc(func() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+// spareP makes sure that the Go scheduler has n Ps (the right to run Go
+// code on a thread) more than the runtime's default, unless the user set
+// GOMAXPROCS; n is how many jobs wait in a blocking waitid, each holding
+// its P in the system call. When no P is left idle, the runtime's monitor
+// thread (sysmon) takes one back from such a waiter within 20 µs, and
+// each time it does it starts again to wake every 20 µs, for a
+// millisecond at least: with short jobs, that was every job. With a P for
+// each waiter, one is idle whenever fan's own goroutines run, the waiters
+// keep theirs, and the monitor slows down to its 10 ms. On W1 this cut
+// fan's own CPU per job by a tenth or more (BENCHMARKS.md). The cost:
+// more threads than CPUs may run fan's Go code at once, shared out by
+// the kernel, which fan's light work does not notice. n is at most
+// blockingWaits, and the Ps are never taken back.
+func spareP(n int) {
+	s := &spare
+	if int(s.given.Load()) >= n {
+		return
 	}
-})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base == 0 {
+		s.base = runtime.GOMAXPROCS(0)
+		if os.Getenv("GOMAXPROCS") != "" {
+			s.given.Store(math.MaxInt32) // the user's choice stands
+			return
+		}
+	}
+	if int(s.given.Load()) < n {
+		runtime.GOMAXPROCS(s.base + n)
+		s.given.Store(int32(n))
+	}
+}
+
+// spare is what spareP has given.
+var spare struct {
+	given atomic.Int32 // Ps given beyond base
+	mu    sync.Mutex
+	base  int // the runtime's GOMAXPROCS before; 0 until first asked
+}
