@@ -50,8 +50,15 @@ func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 		return nil, err
 	}
 	p := &proc{pid: pid, pidfd: pidfd}
+	// A pidfd's file status flags are only its access mode, so O_NONBLOCK
+	// (for the netpoller) is set with one fcntl rather than unix.SetNonblock's
+	// two.
 	if pidfd >= 0 {
-		return p, nil
+		if _, err := unix.FcntlInt(uintptr(pidfd), unix.F_SETFL, unix.O_NONBLOCK); err == nil {
+			return p, nil
+		}
+		unix.Close(pidfd)
+		p.pidfd = -1
 	}
 	p.exitc = make(chan struct{})
 	go func() {
@@ -65,16 +72,7 @@ func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
 // wait needs it: a blocking wait that no timeout or drain interrupts never
 // registers it. The file then owns the pidfd.
 func (p *proc) poller() *os.File {
-	p.pollOnce.Do(func() {
-		// Non-blocking, so that os.NewFile puts it on the netpoller. A
-		// pidfd's file status flags are only its access mode, so one
-		// fcntl sets it rather than unix.SetNonblock's two; it fails only
-		// on a bad descriptor, which fan's own pidfd is not. Set here, not
-		// at the spawn: a job waited for in a blocking waitid never needs
-		// it.
-		unix.FcntlInt(uintptr(p.pidfd), unix.F_SETFL, unix.O_NONBLOCK)
-		p.polled = os.NewFile(uintptr(p.pidfd), "pidfd")
-	})
+	p.pollOnce.Do(func() { p.polled = os.NewFile(uintptr(p.pidfd), "pidfd") })
 	return p.polled
 }
 
