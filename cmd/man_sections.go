@@ -225,6 +225,12 @@ how many finished results \fB\-k\fR may hold while an earlier job runs
 how many bytes of finished jobs' output may wait to be written, without
 \fB\-k\fR, before fan starts no more jobs (default 64 MiB); for tests
 .TP
+.B GOMAXPROCS
+how many threads may run fan's own code at once, as for any Go program;
+when unset, fan adds one to the Go runtime's default for each of the first
+16 jobs running at once, so that the waits for its jobs keep the runtime's
+monitor thread idle
+.TP
 .B FAN_OPTS
 default options, read before the command line (and before \fB\-J\fR
 profiles), split into words as a shell does

@@ -92,7 +92,7 @@ func (p *capturePoll) leave(fd int) {
 	// pipes left behind count as such against the user's pipe memory
 	// (refused, harmlessly, while it holds more).
 	unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, captureChunk)
-	l := &pipeCapture{poll: p, fd: fd, done: make(chan struct{}), failed: errLeftBehind, left: true, null: p.nullFd()}
+	l := &pipeCapture{poll: p, fd: fd, wfd: -1, done: make(chan struct{}), failed: errLeftBehind, left: true, null: p.nullFd()}
 	if p.watch(l) != nil {
 		unix.Close(fd)
 		return

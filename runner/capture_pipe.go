@@ -81,7 +81,8 @@ type pipeCapture struct {
 	spool   MemorySpool
 	poll    *capturePoll
 	fd      int      // the read end, non-blocking
-	w       *os.File // the write end, the job's
+	wfd     int      // the write end, the job's; -1 once fan closed its copy
+	w       *os.File // wfd as a file, made only for an executor that writes into it itself
 	id      uint64   // in poll
 	done    chan struct{}
 	left    bool                    // left behind by its job (capture_left.go)
@@ -133,35 +134,60 @@ func (j *jobCapture) pipe(c *pipeCapture, sp MemorySpool, poll *capturePoll) (*p
 		unix.Close(fds[1])
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	*c = pipeCapture{job: j, spool: sp, poll: poll, fd: fds[0], done: make(chan struct{}),
-		w: os.NewFile(uintptr(fds[1]), "|1")}
+	// The write end stays a bare descriptor: a local job is handed it as
+	// it is, and an *os.File would cost an fcntl and a cleanup per pipe.
+	*c = pipeCapture{job: j, spool: sp, poll: poll, fd: fds[0], wfd: fds[1], done: make(chan struct{})}
 	if err := poll.watch(c); err != nil {
 		unix.Close(c.fd)
-		c.w.Close()
+		unix.Close(c.wfd)
 		return nil, err
 	}
 	return c, nil
 }
 
-// stdout and stderr are the write ends the job gets.
+// stdout and stderr are the write ends the job gets, as files, for an
+// executor that writes into them itself (a remote one).
 func (j *jobCapture) stdout() *os.File {
 	if j.out == nil {
 		return nil
 	}
-	return j.out.w
+	return j.out.file()
 }
 
-func (j *jobCapture) stderr() *os.File { return j.err.w }
+func (j *jobCapture) stderr() *os.File { return j.err.file() }
+
+// fds are the bare write ends, for a local job: out is -1 when the job
+// writes its stdout directly.
+func (j *jobCapture) fds() (out, err int) {
+	out = -1
+	if j.out != nil {
+		out = j.out.wfd
+	}
+	return out, j.err.wfd
+}
+
+// file is the write end as a file, which then owns it.
+func (c *pipeCapture) file() *os.File {
+	if c.w == nil && c.wfd >= 0 {
+		c.w = os.NewFile(uintptr(c.wfd), "|1")
+	}
+	return c.w
+}
 
 // started closes fan's copies of the write ends once a job of this
 // machine has started: its processes hold their own. A remote executor
 // writes into them until Wait returns; then end closes them.
 func (j *jobCapture) started() {
 	for _, c := range [2]*pipeCapture{j.out, j.err} {
-		if c != nil && c.w != nil {
-			c.w.Close()
-			c.w = nil
+		if c == nil || c.wfd < 0 {
+			continue
 		}
+		if c.w != nil {
+			c.w.Close() // it owns wfd
+		} else {
+			unix.Close(c.wfd)
+		}
+		c.w, c.wfd = nil, -1
 	}
 }
 

@@ -70,6 +70,13 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 			stdio[i] = f.Fd()
 		}
 	}
+	if a.captured != nil {
+		out, err := a.captured.fds()
+		if out >= 0 {
+			stdio[1] = uintptr(out)
+		}
+		stdio[2] = uintptr(err)
+	}
 	c := a.Command
 	pr, err := l.spawnIn(c, a, stdio)
 	if errors.Is(err, syscall.ENOEXEC) {
@@ -82,7 +89,12 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 	}
 	l.groups.add(pr.pid)
 	pr.listed = &l.groups
-	return &localProc{proc: pr, l: l, block: l.running.Add(1) <= blockingWaits && !l.FewThreads}, nil
+	n := l.running.Add(1)
+	block := n <= blockingWaits && !l.FewThreads
+	if block {
+		spareP(int(n))
+	}
+	return &localProc{proc: pr, l: l, block: block}, nil
 }
 
 // startError says why the attempt could not start, with the status a shell would

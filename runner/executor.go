@@ -60,6 +60,10 @@ type Attempt struct {
 	// Files, when set, are the files that a remote job takes to its host
 	// and brings back; an executor on this machine has nothing to do.
 	Files *Files
+	// captured, when set, holds the pipes the job's output is captured
+	// through; Local hands their bare write ends to the job in place of
+	// Stdout and Stderr (no *os.File is made for them).
+	captured *jobCapture
 }
 
 // Files are the files of one remote job (--transfer, --return,

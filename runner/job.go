@@ -73,7 +73,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot),
 		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot)}
-	if jc != nil {
+	_, local := slot.Exec.(*Local)
+	if jc != nil && local {
+		a.captured = jc
+	} else if jc != nil {
 		a.Stdout, a.Stderr = jc.stdout(), jc.stderr()
 	}
 	if r.Direct {
@@ -101,7 +104,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		// and never write into them itself: a remote executor relays the
 		// host's stderr into them, and --onall's relays every host's
 		// output, until Wait returns.
-		if _, local := slot.Exec.(*Local); local && jc != nil {
+		if local && jc != nil {
 			jc.started() // the job's processes hold their own ends
 		}
 	}

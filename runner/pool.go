@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -204,8 +203,8 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 		p.capPoll, p.pollErr = startCapturePoll(p.LeftBehind, s.Notify)
 		defer p.capPoll.close() // after the jobs
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	w := newWorkers(jobCtx, p)
+	defer w.close()
 	for ticket := int64(0); ; ticket++ {
 		if len(p.batch) > 0 && len(items) == 0 {
 			p.flushDry() // no item waits: what was rendered goes out before the wait
@@ -232,8 +231,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 		}
 		p.taken.Add(1)
 		// A value, not a pointer: a dry run's stays on the stack, and a
-		// job that runs is copied into its goroutine's closure, which is
-		// allocated anyway.
+		// job that runs is copied to its worker.
 		j := job{item: item, ticket: ticket, held: p.win != nil}
 		if p.DryRun {
 			// Nothing runs, so nothing finishes out of order: rendering
@@ -253,11 +251,7 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 		if announced {
 			p.announce(p.Template.Render(&item, slot))
 		}
-		wg.Add(1)
-		go func(j job) {
-			defer wg.Done()
-			p.attempts(jobCtx, &j, slot, at, announced)
-		}(j)
+		w.run(work{j: j, slot: slot, at: at, announced: announced})
 	}
 }
 

@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"math"
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // spareThreads is how many idle threads fan makes ready under a low
@@ -44,4 +47,44 @@ func startIdleThreads(n int) {
 	}
 	held.Wait() // n threads exist now; they go idle as the goroutines end
 	release.Done()
+}
+
+// spareP makes sure that the Go scheduler has n Ps (the right to run Go
+// code on a thread) more than the runtime's default, unless the user set
+// GOMAXPROCS; n is how many jobs wait in a blocking waitid, each holding
+// its P in the system call. When no P is left idle, the runtime's monitor
+// thread (sysmon) takes one back from such a waiter within 20 µs, and
+// each time it does it starts again to wake every 20 µs, for a
+// millisecond at least: with short jobs, that was every job. With a P for
+// each waiter, one is idle whenever fan's own goroutines run, the waiters
+// keep theirs, and the monitor slows down to its 10 ms. On W1 this cut
+// fan's own CPU per job by a tenth or more (BENCHMARKS.md). The cost:
+// more threads than CPUs may run fan's Go code at once, shared out by
+// the kernel, which fan's light work does not notice. n is at most
+// blockingWaits, and the Ps are never taken back.
+func spareP(n int) {
+	s := &spare
+	if int(s.given.Load()) >= n {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base == 0 {
+		s.base = runtime.GOMAXPROCS(0)
+		if os.Getenv("GOMAXPROCS") != "" {
+			s.given.Store(math.MaxInt32) // the user's choice stands
+			return
+		}
+	}
+	if int(s.given.Load()) < n {
+		runtime.GOMAXPROCS(s.base + n)
+		s.given.Store(int32(n))
+	}
+}
+
+// spare is what spareP has given.
+var spare struct {
+	given atomic.Int32 // Ps given beyond base
+	mu    sync.Mutex
+	base  int // the runtime's GOMAXPROCS before; 0 until first asked
 }
