@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fan-run/fan/internal/pathmsg"
+	"golang.org/x/sys/unix"
 )
 
 // Local is the Executor that runs jobs on this machine: each attempt is
@@ -29,8 +30,11 @@ type Local struct {
 
 	devnull *os.File
 	nice    *niceSpawner // --nice: jobs start from a niced thread
-	groups  groups
-	running atomic.Int64
+	// inherited: the descriptors fan was started with that jobs inherit
+	// (past 0-2), which starting a job must not close (clearOfInherited).
+	inherited []int
+	groups    groups
+	running   atomic.Int64
 	// forkWarned: the user has been told that processes ran short.
 	forkWarned atomic.Bool
 }
@@ -42,7 +46,7 @@ func NewLocal() (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Local{devnull: devnull}, nil
+	return &Local{devnull: devnull, inherited: inheritedDescriptors()}, nil
 }
 
 // Close releases what the executor holds; no attempt may be running.
@@ -188,8 +192,18 @@ func (l *Local) spawnWaiting(c *Command, a *Attempt, stdio []uintptr) (*proc, er
 	return pr, err
 }
 
-// startProcess starts c, from the niced thread with --nice.
+// startProcess starts c, from the niced thread with --nice, keeping
+// the descriptors fan inherited open in it.
 func (l *Local) startProcess(c *Command, env []string, stdio []uintptr) (*proc, error) {
+	stdio, moved, err := clearOfInherited(stdio, l.inherited)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, fd := range moved {
+			unix.Close(fd)
+		}
+	}()
 	if l.nice != nil {
 		return l.nice.spawn(c, env, stdio)
 	}
