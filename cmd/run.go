@@ -171,6 +171,7 @@ func run(c *Config) outcome {
 		}
 		defer local.Close()
 		local.Notify = stream.Notify
+		local.MostJobs = pool.Jobs
 		if budget.FewThreads {
 			local.KeepThreadsFew()
 		}

@@ -24,6 +24,13 @@ type Local struct {
 	// in a blocking wait that holds a thread: under a low process limit
 	// (ulimit -u), which counts threads, those would crowd out the jobs.
 	FewThreads bool
+	// MostJobs is the most jobs that may run at once (-j; 0: not known).
+	// Only when every one of them can wait in a blocking waitid
+	// (blockingWaits) does a waiting job get the Go scheduler a spare P
+	// (spareP): with more, many jobs start at once, and each spare P
+	// lets one more thread run fan's Go code (-j 1000 of sleep made some
+	// 50 threads instead of 25).
+	MostJobs int
 	// Notify, when set, passes a message for the user on; it must not
 	// block. Local says through it that processes have run short.
 	Notify func(string)
@@ -95,7 +102,7 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 	pr.listed = &l.groups
 	n := l.running.Add(1)
 	block := n <= blockingWaits && !l.FewThreads
-	if block {
+	if block && l.MostJobs <= blockingWaits {
 		spareP(int(n))
 	}
 	return &localProc{proc: pr, l: l, block: block}, nil
