@@ -227,9 +227,9 @@ how many bytes of finished jobs' output may wait to be written, without
 .TP
 .B GOMAXPROCS
 how many threads may run fan's own code at once, as for any Go program;
-when unset, fan adds one to the Go runtime's default for each of the first
-16 jobs running at once, so that the waits for its jobs keep the runtime's
-monitor thread idle
+when unset and \fB\-j\fR is 16 or less, fan adds one to the Go runtime's
+default for each job running at once, so that the waits for its jobs keep
+the runtime's monitor thread idle
 .TP
 .B FAN_OPTS
 default options, read before the command line (and before \fB\-J\fR
