@@ -47,21 +47,47 @@ func TestDifferentialRemote(t *testing.T) {
 		{"plus-host-ssh-command", []string{"-k", "--plus", "-S", fmt.Sprintf("1/%s -p %d %s@%s", hs.SSHCommand(), h2.Port, h2.User, h2.Addr), "echo {host} {sshlogin} {}", ":::", "a"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var outs [2]string
-			var statuses [2]int
-			for i, prog := range []string{fan, parallel} {
-				home := t.TempDir()
-				c := exec.Command(prog, tc.args...)
-				c.Dir = home
-				c.Env = append(os.Environ(), "HOME="+home, "SHELL=/bin/sh", "PARALLEL_SSH="+hs.SSHCommand(),
-					"GORACE=atexit_sleep_ms=0", "FAN_OPTS=", "PARALLEL_HOME="+home+"/.parallel")
-				outs[i], statuses[i] = stdoutAndStatus(t, c)
-			}
-			if outs[0] != outs[1] || statuses[0] != statuses[1] {
-				t.Errorf("fan %q:\n  fan:      status %d, stdout %q\n  parallel: status %d, stdout %q",
-					tc.args, statuses[0], outs[0], statuses[1], outs[1])
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { compareRemote(t, hs, fan, parallel, tc.args) })
+	}
+}
+
+// TestDifferentialRemoteFunctions passes exported bash functions to a
+// host with --env, through fan and GNU parallel: one whose name holds a
+// dash, which no variable's may, and one that needs bash. GNU parallel
+// defines them in the host user's login shell, so that shell is bash
+// here: under sh it fails ("Bad function name"). fan hands them to the
+// job's bash past the login shell, and needs none (TestRemoteEnvAndWorkdir
+// runs them on a host whose login shell is sh).
+func TestDifferentialRemoteFunctions(t *testing.T) {
+	parallel, fan := parallelAndFan(t)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash to be the host's login shell")
+	}
+	hs := sshtest.Start(t, 1, sshtest.Options{Shell: bash})
+	compareRemote(t, hs, fan, parallel,
+		[]string{"-k", "-S", "1/h1", "--env", "my-func", "--env", "shout", "my-func {}; shout {}", ":::", "a b", "it's"},
+		"BASH_FUNC_my-func%%=() {  echo \"my-func got [$1]\"\n}", "BASH_FUNC_shout%%=() {  echo \"${1^^}!\"\n}")
+}
+
+// compareRemote runs args through fan and GNU parallel against hs, each
+// in a fresh home with env added to the test's environment, and fails t
+// unless both give the same stdout and exit status.
+func compareRemote(t *testing.T, hs *sshtest.Hosts, fan, parallel string, args []string, env ...string) {
+	t.Helper()
+	var outs [2]string
+	var statuses [2]int
+	for i, prog := range []string{fan, parallel} {
+		home := t.TempDir()
+		c := exec.Command(prog, args...)
+		c.Dir = home
+		c.Env = append(os.Environ(), "HOME="+home, "SHELL=/bin/sh", "PARALLEL_SSH="+hs.SSHCommand(),
+			"GORACE=atexit_sleep_ms=0", "FAN_OPTS=", "PARALLEL_HOME="+home+"/.parallel")
+		c.Env = append(c.Env, env...)
+		outs[i], statuses[i] = stdoutAndStatus(t, c)
+	}
+	if outs[0] != outs[1] || statuses[0] != statuses[1] {
+		t.Errorf("fan %q:\n  fan:      status %d, stdout %q\n  parallel: status %d, stdout %q",
+			args, statuses[0], outs[0], statuses[1], outs[1])
 	}
 }

@@ -452,6 +452,15 @@ func TestRemoteEnvAndWorkdir(t *testing.T) {
 	if want := "hello there/\nIT'S!\nhello there/\n$(ID)!\n"; r.status != 0 || r.stdout != want {
 		t.Errorf("status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
 	}
+	// A function whose name no variable could have (bash allows a dash
+	// there) is passed as well, as GNU parallel passes it; the shell that
+	// runs the wrapper on the host cannot name it, yet must not drop it.
+	c = remoteFan(t, hs, dir, "-S", "1/h1", "-k", "--env", "my-func", "my-func {}", ":::", "a b", "it's")
+	c.Env = append(c.Env, "BASH_FUNC_my-func%%=() {  echo \"my-func got [$1]\"\n}")
+	r = run(t, c)
+	if want := "my-func got [a b]\nmy-func got [it's]\n"; r.status != 0 || r.stdout != want {
+		t.Errorf("--env my-func: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
 	// The login and the host a job runs on, as GNU parallel names them; a
 	// value from fan's own environment does not reach the job.
 	c = remoteFan(t, hs, dir, "-S", "1/"+h1.User+"@h1", "--env", "PARALLEL_SSHHOST",

@@ -351,14 +351,17 @@ func (c *Config) envNames() []string {
 	return names
 }
 
-// checkEnv refuses an --env that names no variable.
+// checkEnv refuses an --env that names neither a variable nor a bash
+// function exported into fan's environment: a function's name may hold
+// what a variable's cannot (my-func), as bash allows, and GNU parallel
+// passes it all the same.
 func (c *Config) checkEnv() error {
 	for _, n := range c.Remote.Env {
 		switch {
 		case n == "_":
 			return usageErrorf("--env _: copying every variable that ~/.parallel/ignored_vars does not list is not supported (name the variables: --env A --env B)")
-		case !envName().MatchString(n):
-			return usageErrorf("--env: %q is not a variable name (give one name, e.g. --env PATH)", n)
+		case !envName().MatchString(n) && !runner.ExportedFunctions(c.Env)[n]:
+			return usageErrorf("--env: %q is neither a variable name nor a bash function exported into fan's environment (give one name, e.g. --env PATH, or export -f the function)", n)
 		}
 	}
 	return nil

@@ -134,7 +134,7 @@ func (fl *Failures) record(r *runner.Result) failureRecord {
 	}
 	rec.Command = r.Command.String() // a job not started: the one it would have run
 	if !r.NotStarted {
-		rec.Host = r.Host
+		rec.Host = r.Slot.Host
 	}
 	if r.Err != nil {
 		rec.Error = r.Err.Error()

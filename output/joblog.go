@@ -76,14 +76,10 @@ func (j *Joblog) Add(r *runner.Result, received int64) error {
 		j.line = append(j.line, joblogHeader...)
 	}
 	cmd := strings.ReplaceAll(r.Command.String(), "\n", " ")
-	host := ":"
-	if r.Host != "" {
-		host = r.Host
-	}
 	// Send is the bytes given to the job on its stdin (--pipe), as in GNU
 	// parallel; Receive the bytes it wrote on stdout.
 	j.line = fmt.Appendf(j.line, "%d\t%s\t%.3f\t%10.3f\t%d\t%d\t%d\t%d\t%s\n",
-		r.Item.Seq, host, start, r.Runtime.Seconds(), r.Sent, received, r.Status, loggedSignal(r), cmd)
+		r.Item.Seq, r.Slot.Login(), start, r.Runtime.Seconds(), r.Sent, received, r.Status, loggedSignal(r), cmd)
 	// One write a line, at once: there even if fan is killed next.
 	_, err := j.f.Write(j.line)
 	return err

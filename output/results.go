@@ -103,7 +103,7 @@ func escape(rec string) string {
 // captured output (nil when it wrote nothing there).
 func (rs *Results) Save(r *runner.Result, out, errf *os.File) error {
 	if rs.Name != nil {
-		name := rs.Name.Render(&r.Item, r.Where())
+		name := rs.Name.Render(&r.Item, r.Slot)
 		if slices.Contains(strings.Split(name, "/"), "..") {
 			// Items are data: one must not steer the files out of where
 			// the name puts them.

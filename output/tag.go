@@ -13,7 +13,7 @@ import (
 func NewTagger(text *runner.Text, tag bool) func(*runner.Result) string {
 	switch {
 	case text != nil:
-		return func(r *runner.Result) string { return text.Render(&r.Item, r.Where()) }
+		return func(r *runner.Result) string { return text.Render(&r.Item, r.Slot) }
 	case tag:
 		return func(r *runner.Result) string { return strings.Join(r.Item.Args, " ") }
 	}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/internal/sshtest"
 	"github.com/fan-run/fan/remote"
 	"github.com/fan-run/fan/runner"
@@ -69,7 +68,7 @@ func TestLargeOutputArrivesWhole(t *testing.T) {
 func TestEnvironmentWorkdirAndShell(t *testing.T) {
 	t.Parallel()
 	shs, hs := hosts(t, 1, sshtest.Options{}, remote.Config{})
-	e := remote.NewExecutor(hs[0], []string{"MYVAR", "BAD-NAME"})
+	e := remote.NewExecutor(hs[0], []string{"MYVAR", "BAD-NAME", "my-func"})
 	env := []string{"FAN_SEQ=7", "FAN_SLOT=2", "PARALLEL_SEQ=7", "MYVAR=it's $HOME `x`\nline 2", "SECRET=local only", "BAD-NAME=x"}
 	j := run(t, e, shell(`printf '%s|' "$FAN_SEQ" "$FAN_SLOT" "$PARALLEL_SEQ" "$MYVAR" "${SECRET-unset}" "$0"`), nil, env...)
 	if want := "7|2|7|it's $HOME `x`\nline 2|unset|sh|"; j.err != nil || j.stdout != want {
@@ -89,11 +88,17 @@ func TestEnvironmentWorkdirAndShell(t *testing.T) {
 		t.Errorf("unusable Dir: status %v, %v, stderr %q; want 1 and a message", j.exit.Status, j.err, j.stderr)
 	}
 
-	// A job run through bash locally runs through bash on the host.
-	if _, err := exec.LookPath("bash"); err == nil {
-		c := runner.NewTemplate(runner.TemplateOptions{Words: []string{`echo "$BASH_VERSION" | cut -c1`}, Shell: "/usr/bin/bash"}).Render(&input.Item{Seq: 1}, runner.Slot{N: 1})
-		if j := run(t, e, &c, nil); j.err != nil || strings.TrimSpace(j.stdout) == "" {
+	// A job run through bash locally runs through bash on the host, with
+	// the exported functions passed: one named as no variable could be
+	// too, which the wrapper's sh cannot name; one not passed stays here.
+	if bash, err := exec.LookPath("bash"); err == nil {
+		if j := run(t, e, bashJob(bash, `echo "$BASH_VERSION" | cut -c1`), nil); j.err != nil || strings.TrimSpace(j.stdout) == "" {
 			t.Errorf("bash job: %q, %v", j.stdout, j.err)
+		}
+		j := run(t, e, bashJob(bash, `my-func {}; type other >/dev/null 2>&1 || echo no other`, "it's"), nil,
+			dashFunc, "BASH_FUNC_other%%=() {  echo other\n}")
+		if want := "my-func got [it's]\nno other\n"; j.err != nil || j.stdout != want {
+			t.Errorf("bash functions: %q %q, %v; want %q", j.stdout, j.stderr, j.err, want)
 		}
 	}
 }
@@ -402,11 +407,19 @@ func TestLoginShells(t *testing.T) {
 		t.Run(sh, func(t *testing.T) {
 			t.Parallel()
 			shs, hs := hosts(t, 1, sshtest.Options{Shell: path}, remote.Config{})
-			e := remote.NewExecutor(hs[0], []string{"MYVAR"})
+			e := remote.NewExecutor(hs[0], []string{"MYVAR", "my-func"})
 			items := strings.Join(hostile, "")
 			j := run(t, e, shell(`printf '%s' {} "$MYVAR"`, items), nil, "MYVAR=!$`'\"\n")
 			if want := items + "!$`'\"\n"; j.err != nil || j.stdout != want {
 				t.Errorf("got %q (%v), want %q", j.stdout, j.err, want)
+			}
+			// An exported function reaches the job's bash whatever the
+			// login shell makes of its name.
+			if bash, err := exec.LookPath("bash"); err == nil {
+				j = run(t, e, bashJob(bash, `my-func {}`, "it's"), nil, dashFunc)
+				if want := "my-func got [it's]\n"; j.err != nil || j.stdout != want {
+					t.Errorf("function: got %q %q (%v), want %q", j.stdout, j.stderr, j.err, want)
+				}
 			}
 			if n, err := hs[0].CPUs(context.Background()); err != nil || n < 1 {
 				t.Errorf("CPUs: %d, %v", n, err)

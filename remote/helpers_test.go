@@ -42,8 +42,24 @@ func hosts(t *testing.T, n int, o sshtest.Options, c remote.Config) (*sshtest.Ho
 // shell renders a shell command line template for item args, as the pool
 // would.
 func shell(template string, args ...string) *runner.Command {
-	t := runner.NewTemplate(runner.TemplateOptions{Words: []string{template}})
-	c := t.Render(&input.Item{Seq: 1, Args: args}, runner.Slot{N: 1})
+	return render(runner.TemplateOptions{Words: []string{template}}, args)
+}
+
+// bashJob renders template for item args as the pool would with dashFunc
+// exported: run by the bash at path, as a job that may call an exported
+// function is.
+func bashJob(path, template string, args ...string) *runner.Command {
+	o := runner.TemplateOptions{Words: []string{template}, Shell: path, Functions: runner.ExportedFunctions([]string{dashFunc})}
+	return render(o, args)
+}
+
+// dashFunc is bash's export -f of a function named as no variable could
+// be: my-func, which echoes its argument in brackets.
+const dashFunc = "BASH_FUNC_my-func%%=() {  echo \"my-func got [$1]\"\n}"
+
+// render renders a template of o for item args, in slot 1.
+func render(o runner.TemplateOptions, args []string) *runner.Command {
+	c := runner.NewTemplate(o).Render(&input.Item{Seq: 1, Args: args}, runner.Slot{N: 1})
 	return &c
 }
 

@@ -2,6 +2,7 @@ package remote_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,44 @@ func logins(t *testing.T, s string) []remote.Login {
 	return ls
 }
 
+// newSlots returns the Slots of the logins spec (as -S has them), with
+// config c and a local executor of their own for ':', both closed when t
+// ends.
+func newSlots(t *testing.T, spec string, c remote.Config) (*remote.Slots, *runner.Local) {
+	t.Helper()
+	local, err := runner.NewLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { local.Close() })
+	s, err := remote.NewSlots(logins(t, spec), remote.SlotsConfig{Local: local, Config: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, local
+}
+
+// notes gathers what Slots say for the user (Slots.Notify).
+type notes struct {
+	mu   sync.Mutex
+	said []string
+}
+
+// listen has s's messages gathered in a new notes.
+func listen(s *remote.Slots) *notes {
+	n := &notes{}
+	s.Notify = func(m string) { n.mu.Lock(); n.said = append(n.said, m); n.mu.Unlock() }
+	return n
+}
+
+// all is the messages so far.
+func (n *notes) all() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.said)
+}
+
 func TestDedupeKeepsTheFirst(t *testing.T) {
 	got := remote.Dedupe(logins(t, "2/h1,h2,4/h1,:,3/:,u@h1"))
 	var names []string
@@ -33,16 +72,7 @@ func TestDedupeKeepsTheFirst(t *testing.T) {
 }
 
 func TestSlotsNumberTheLowestFree(t *testing.T) {
-	local, err := runner.NewLocal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
-	s, err := remote.NewSlots(logins(t, "3/:"), remote.SlotsConfig{Local: local})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, local := newSlots(t, "3/:", remote.Config{})
 	ctx := context.Background()
 	var got []runner.Slot
 	for range 3 {
@@ -69,20 +99,9 @@ func TestSlotsNumberTheLowestFree(t *testing.T) {
 }
 
 func TestSlotsGiveUpWhenNoHostIsLeft(t *testing.T) {
-	local, err := runner.NewLocal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
-	s, err := remote.NewSlots(logins(t, "1/:"), remote.SlotsConfig{Local: local})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var mu sync.Mutex
-	var said []string
+	s, _ := newSlots(t, "1/:", remote.Config{})
+	n := listen(s)
 	gaveUp := make(chan struct{})
-	s.Notify = func(m string) { mu.Lock(); said = append(said, m); mu.Unlock() }
 	s.HostTimeout, s.OnGiveUp = 100*time.Millisecond, func() { close(gaveUp) }
 	s.SetLogins(nil) // the login file was emptied
 	start := time.Now()
@@ -93,28 +112,15 @@ func TestSlotsGiveUpWhenNoHostIsLeft(t *testing.T) {
 	if took := time.Since(start); took < 100*time.Millisecond {
 		t.Errorf("gave up after %v, before the host timeout", took)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(said) != 1 || !strings.Contains(said[0], "no host could be reached for 100ms (none left in the login files)") {
+	if said := n.all(); len(said) != 1 || !strings.Contains(said[0], "no host could be reached for 100ms (none left in the login files)") {
 		t.Errorf("said %q", said)
 	}
 }
 
 func TestSlotsQuarantineAHostThatDies(t *testing.T) {
 	hs := sshtest.Start(t, 2, sshtest.Options{})
-	local, err := runner.NewLocal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer local.Close()
-	s, err := remote.NewSlots(logins(t, "1/h1,1/h2"), remote.SlotsConfig{Local: local, Config: remote.Config{SSH: hs.SSH()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var mu sync.Mutex
-	var said []string
-	s.Notify = func(m string) { mu.Lock(); said = append(said, m); mu.Unlock() }
+	s, _ := newSlots(t, "1/h1,1/h2", remote.Config{SSH: hs.SSH()})
+	n := listen(s)
 	ctx := context.Background()
 	a, _ := s.Take(ctx)
 	b, _ := s.Take(ctx)
@@ -164,17 +170,10 @@ func TestSlotsQuarantineAHostThatDies(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// The message that h1 is back may follow its first slot by a moment.
-	for wait := time.Now().Add(10 * time.Second); time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
-		mu.Lock()
-		n := len(said)
-		mu.Unlock()
-		if n >= 2 {
-			break
-		}
+	for wait := time.Now().Add(10 * time.Second); time.Now().Before(wait) && len(n.all()) < 2; {
+		time.Sleep(20 * time.Millisecond)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(said) != 2 || !strings.HasPrefix(said[0], "fan: host h1 cannot be reached (") || said[1] != "fan: host h1 answers again: it takes jobs again" {
+	if said := n.all(); len(said) != 2 || !strings.HasPrefix(said[0], "fan: host h1 cannot be reached (") || said[1] != "fan: host h1 answers again: it takes jobs again" {
 		t.Errorf("said %q", said)
 	}
 }

@@ -54,7 +54,8 @@ func (p *Pool) render(item *input.Item, slot Slot) *Result {
 	}
 	n := p.drySlots.next(p.limit())
 	slot.N = n
-	r := p.stream.dryResult().in(item, slot)
+	r := p.stream.dryResult()
+	r.Item, r.Slot = *item, slot
 	r.Command, r.DryRun = p.Template.Render(item, slot), true
 	return r
 }

@@ -27,7 +27,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		// --cat, --fifo: {} names the block's file.
 		var err error
 		if bf, err = newBlockFile(p.TmpDir, p.StdinAs, item.Stdin); err != nil {
-			r := new(Result).in(item, slot)
+			r := &Result{Item: *item, Slot: slot}
 			r.Start = time.Now()
 			return p.cannotStart(r,
 				&StartError{Name: "job " + strconv.FormatInt(item.Seq, 10), Status: 126, Reason: "cannot make the file of its block: " + err.Error()})
@@ -43,7 +43,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	r := new(Result).in(item, slot)
+	r := &Result{Item: *item, Slot: slot}
 	cmdErr := renderCommand(&r.Command, p.Template, p.WorkDir, item, slot)
 	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
 	if cmdErr != nil {
@@ -181,8 +181,7 @@ func (p *Pool) started(r *Result) {
 	if !p.Live {
 		return // nobody needs to know
 	}
-	shown := new(Result).in(&r.Item, r.Where())
-	shown.Command = r.Command
+	shown := &Result{Item: r.Item, Slot: r.Slot, Command: r.Command}
 	ev := Event{Kind: Started, Result: shown}
 	ev.Live = liveFiles(r) // nil when they cannot be had: the output is written whole when the job ends
 	p.events <- ev

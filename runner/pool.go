@@ -392,7 +392,7 @@ func jobEnv(base []string, slotVar string, seq int64, slot Slot) []string {
 	s, n := strconv.FormatInt(seq, 10), strconv.Itoa(slot.N)
 	env := append(base[:len(base):len(base)],
 		"FAN_SEQ="+s, "FAN_SLOT="+n, "PARALLEL_SEQ="+s, "PARALLEL_JOBSLOT="+n,
-		"PARALLEL_SSHLOGIN="+slot.login(), "PARALLEL_SSHHOST="+slot.addr())
+		"PARALLEL_SSHLOGIN="+slot.Login(), "PARALLEL_SSHHOST="+slot.addr())
 	if slotVar != "" {
 		env = append(env, slotVar+"="+strconv.Itoa(slot.N-1))
 	}

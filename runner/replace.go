@@ -317,7 +317,7 @@ func (t *token) appendValues(dst []string, item *input.Item, slot *Slot) []strin
 	case jobHost:
 		return append(dst, slot.addr())
 	case jobLogin:
-		return append(dst, slot.login())
+		return append(dst, slot.Login())
 	case noValue:
 		return dst
 	case hostText:

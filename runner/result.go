@@ -13,11 +13,10 @@ import (
 // exactly one Result.
 type Result struct {
 	Item input.Item
-	Slot int
-	// Host is where the job ran: a login of -S, or "" for this machine.
-	Host string
-	// Addr is Host's host part alone, or "" for this machine (Slot.Addr).
-	Addr string
+	// Slot is where the job ran, or would have run: its number ({%}), its
+	// host ("" for this machine) and the executor that ran it. A job that
+	// was not started has the zero Slot.
+	Slot Slot
 	// Command is what the job ran, or would have run: a job a drain or a
 	// halt kept from starting has it only with Pool.NotStartedCommands.
 	Command Command
@@ -86,17 +85,6 @@ func (r *Result) Failure() string {
 	}
 	return fmt.Sprintf("exit %d", r.Status)
 }
-
-// in sets r to a new result of item in slot: its number and host (Where
-// gives them back), and returns r.
-func (r *Result) in(item *input.Item, slot Slot) *Result {
-	*r = Result{Item: *item, Slot: slot.N, Host: slot.Host, Addr: slot.Addr}
-	return r
-}
-
-// Where is the slot the job ran in, for rendering a text of it
-// (--tagstring, --results): its number and host, without the executor.
-func (r *Result) Where() Slot { return Slot{N: r.Slot, Host: r.Host, Addr: r.Addr} }
 
 // OK reports whether the job ran and exited 0.
 func (r *Result) OK() bool {

@@ -44,9 +44,10 @@ type Slot struct {
 	Exec Executor
 }
 
-// login is the slot's login as a job sees it (PARALLEL_SSHLOGIN, and
-// --plus's {sshlogin}): ":" for this machine, as in GNU parallel.
-func (s Slot) login() string { return cmp.Or(s.Host, ":") }
+// Login is the slot's login as a job and the joblog see it
+// (PARALLEL_SSHLOGIN, --plus's {sshlogin}, the joblog's Host): ":" for
+// this machine, as in GNU parallel.
+func (s Slot) Login() string { return cmp.Or(s.Host, ":") }
 
 // addr is the slot's host as a job sees it (PARALLEL_SSHHOST, and
 // --plus's {host}): ":" for this machine, as in GNU parallel.
