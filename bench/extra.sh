@@ -20,7 +20,9 @@
 #   J1000    1000 x sleep 1 with fan -j1000 vs xargs -P1000: wall, fan's threads;
 #            and vs the floor, a C program starting the 1000 at once (spawnall.c);
 #            J1000-floor-u: the same with -u (no spool files: the spawn path
-#            alone); J1000-floor-shm: spool files on tmpfs (TMPDIR=/dev/shm)
+#            alone); J1000-floor-fds: against spawnall keeping three
+#            descriptors a job, as fan's grouped jobs hold;
+#            J1000-floor-shm: spool files on tmpfs (TMPDIR=/dev/shm)
 #   W5       fan --version vs /bin/true (the floor), xargs --version and an
 #            empty static Go binary linking cobra, progressbar/v3, go-isatty
 #            and x/term (bench/emptygo); echo x | fan echo vs xargs echo, and
@@ -212,6 +214,9 @@ j1000() {
 		# is slow to make files in (ext4 without a journal): these two
 		# rows tell the spawn path from the file system.
 		pair "J1000-floor-u" "$RUNS" "-" "yes 1 | head -n $J1000_N | $FAN -u -j1000 sleep" "$c $J1000_N $(command -v sleep) 1"
+		# The floor for a runner that keeps three descriptors a running
+		# job (fan's grouped jobs: two capture pipes' read ends, a pidfd)
+		pair "J1000-floor-fds" "$RUNS" "-" "yes 1 | head -n $J1000_N | $FAN -j1000 sleep" "$c -k 3 $J1000_N $(command -v sleep) 1"
 		if [ -d /dev/shm ]; then
 			pair "J1000-floor-shm" "$RUNS" "-" "yes 1 | head -n $J1000_N | TMPDIR=/dev/shm $FAN -j1000 sleep" "$c $J1000_N $(command -v sleep) 1"
 		fi
