@@ -27,9 +27,9 @@ type Local struct {
 	// MostJobs is the most jobs that may run at once (-j; 0: not known).
 	// Only when every one of them can wait in a blocking waitid
 	// (blockingWaits) does a waiting job get the Go scheduler a spare P
-	// (spareP): with more, many jobs start at once, and each spare P
-	// lets one more thread run fan's Go code (-j 1000 of sleep made some
-	// 50 threads instead of 25).
+	// (spareProcs.give): with more, many jobs start at once, and each
+	// spare P lets one more thread run fan's Go code (-j 1000 of sleep
+	// made some 50 threads instead of 25). Not known, none is given.
 	MostJobs int
 	// Notify, when set, passes a message for the user on; it must not
 	// block. Local says through it that processes have run short.
@@ -102,11 +102,15 @@ func (l *Local) Start(a *Attempt) (Process, error) {
 	pr.listed = &l.groups
 	n := l.running.Add(1)
 	block := n <= blockingWaits && !l.FewThreads
-	if block && l.MostJobs <= blockingWaits {
-		spareP(int(n))
+	if block && l.sparesP() {
+		spare.give(int(n))
 	}
 	return &localProc{proc: pr, l: l, block: block}, nil
 }
+
+// sparesP reports whether a job in a blocking wait gets the scheduler a
+// spare P: only when -j is known and every job can wait blocking.
+func (l *Local) sparesP() bool { return l.MostJobs > 0 && l.MostJobs <= blockingWaits }
 
 // startError says why the attempt could not start, with the status a shell would
 // give where the error alone does not tell it.
@@ -206,11 +210,9 @@ func (l *Local) startProcess(c *Command, env []string, stdio []uintptr) (*proc, 
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		for _, fd := range moved {
-			unix.Close(fd)
-		}
-	}()
+	if moved >= 0 {
+		defer unix.Close(moved)
+	}
 	if l.nice != nil {
 		return l.nice.spawn(c, env, stdio)
 	}

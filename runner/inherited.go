@@ -37,50 +37,46 @@ func inheritedDescriptors() []int {
 // that starting it does not close an inherited descriptor in the job.
 //
 // syscall.ForkExec, in the child before exec, puts descriptors of its own
-// at the numbers just past the highest in stdio: its error pipe, and a
-// copy of any entry numbered below its place. Those copies are
-// close-on-exec, so whatever the job inherited at those numbers is gone
-// in it. With fan's descriptors spread over hundreds of numbers, a job
-// handed fd 250 lost an inherited fd 251.
+// at the numbers just past the highest in stdio (forkScratch): its error
+// pipe, and a copy of any entry numbered below its place. Those copies
+// are close-on-exec, so whatever the job inherited at those numbers is
+// gone in it. With fan's descriptors spread over hundreds of numbers, a
+// job handed fd 250 lost an inherited fd 251.
 //
-// When a clash is possible, the highest entry is copied to a number past
-// the clash, and the clash checked again from there. moved are the
-// copies, for the caller to close once the job has started. stdio itself
-// is not changed. inherited is sorted, as inheritedDescriptors gives it.
-func clearOfInherited(stdio []uintptr, inherited []int) (out []uintptr, moved []int, err error) {
-	out = stdio
-	for len(inherited) > 0 {
-		// The numbers ForkExec uses: one past the highest entry or past
-		// len(stdio), whichever is more, for its pipe and each entry
-		// below its place.
-		top, hi := len(stdio), 0
-		used := 1
-		for i, fd := range out {
-			if int(fd) > top {
-				top, hi = int(fd), i
-			}
-			if int(fd) < i {
-				used++
-			}
-		}
-		first, last := top+1, top+used
-		i, _ := slices.BinarySearch(inherited, first)
-		if i == len(inherited) || inherited[i] > last {
-			return out, moved, nil
-		}
-		clash := inherited[i]
-		copied, err := unix.FcntlInt(out[hi], unix.F_DUPFD_CLOEXEC, clash+1)
-		if err != nil {
-			for _, fd := range moved {
-				unix.Close(fd)
-			}
-			return stdio, nil, os.NewSyscallError("fcntl", err)
-		}
-		if len(moved) == 0 {
-			out = slices.Clone(stdio)
-		}
-		out[hi] = uintptr(copied)
-		moved = append(moved, copied)
+// When one of those numbers is inherited, the highest entry is copied
+// past every inherited descriptor, so that no clash can follow: one
+// fcntl, and moved (the copy, or -1) to close once the job has started.
+// stdio itself is not changed. inherited is sorted, as
+// inheritedDescriptors gives it.
+func clearOfInherited(stdio []uintptr, inherited []int) (out []uintptr, moved int, err error) {
+	first, last, hi := forkScratch(stdio)
+	i, _ := slices.BinarySearch(inherited, first)
+	if i == len(inherited) || inherited[i] > last {
+		return stdio, -1, nil
 	}
-	return out, moved, nil
+	copied, err := unix.FcntlInt(stdio[hi], unix.F_DUPFD_CLOEXEC, inherited[len(inherited)-1]+1)
+	if err != nil {
+		return stdio, -1, os.NewSyscallError("fcntl", err)
+	}
+	out = slices.Clone(stdio)
+	out[hi] = uintptr(copied)
+	return out, copied, nil
+}
+
+// forkScratch is the numbers syscall.ForkExec may put descriptors of its
+// own at in the child, first to last, for stdio: one past the highest
+// entry or past len(stdio), whichever is more, for its error pipe, and
+// one more for each entry numbered below its place. hi is the place of
+// the highest entry (0 when none is past len(stdio)).
+func forkScratch(stdio []uintptr) (first, last, hi int) {
+	top, used := len(stdio), 1
+	for i, fd := range stdio {
+		if int(fd) > top {
+			top, hi = int(fd), i
+		}
+		if int(fd) < i {
+			used++
+		}
+	}
+	return top + 1, top + used, hi
 }

@@ -14,8 +14,10 @@ import (
 type Result struct {
 	Item input.Item
 	// Slot is where the job ran, or would have run: its number ({%}), its
-	// host ("" for this machine) and the executor that ran it. A job that
-	// was not started has the zero Slot.
+	// host ("" for this machine) and the executor that ran it. A job a
+	// drain or a halt kept from starting has the zero Slot; one that could
+	// not start in its slot (a --delay cut short, a host that could not
+	// be reached) keeps that slot.
 	Slot Slot
 	// Command is what the job ran, or would have run: a job a drain or a
 	// halt kept from starting has it only with Pool.NotStartedCommands.

@@ -49,7 +49,17 @@ func startIdleThreads(n int) {
 	release.Done()
 }
 
-// spareP makes sure that the Go scheduler has n Ps (the right to run Go
+// spareProcs is what spare Ps have been given to the Go scheduler, and
+// how it reads and sets the runtime's GOMAXPROCS (replaced in tests).
+type spareProcs struct {
+	given  atomic.Int32 // Ps given beyond base
+	mu     sync.Mutex
+	base   int // the runtime's GOMAXPROCS before; 0 until first asked
+	procs  func(int) int
+	getenv func(string) string
+}
+
+// give makes sure that the Go scheduler has n Ps (the right to run Go
 // code on a thread) more than the runtime's default, unless the user set
 // GOMAXPROCS; n is how many jobs wait in a blocking waitid, each holding
 // its P in the system call. When no P is left idle, the runtime's monitor
@@ -62,29 +72,24 @@ func startIdleThreads(n int) {
 // more threads than CPUs may run fan's Go code at once, shared out by
 // the kernel, which fan's light work does not notice. n is at most
 // blockingWaits, and the Ps are never taken back.
-func spareP(n int) {
-	s := &spare
+func (s *spareProcs) give(n int) {
 	if int(s.given.Load()) >= n {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.base == 0 {
-		s.base = runtime.GOMAXPROCS(0)
-		if os.Getenv("GOMAXPROCS") != "" {
+		s.base = s.procs(0)
+		if s.getenv("GOMAXPROCS") != "" {
 			s.given.Store(math.MaxInt32) // the user's choice stands
 			return
 		}
 	}
 	if int(s.given.Load()) < n {
-		runtime.GOMAXPROCS(s.base + n)
+		s.procs(s.base + n)
 		s.given.Store(int32(n))
 	}
 }
 
-// spare is what spareP has given.
-var spare struct {
-	given atomic.Int32 // Ps given beyond base
-	mu    sync.Mutex
-	base  int // the runtime's GOMAXPROCS before; 0 until first asked
-}
+// spare is the process's: the runtime's GOMAXPROCS, the environment's.
+var spare = spareProcs{procs: runtime.GOMAXPROCS, getenv: os.Getenv}

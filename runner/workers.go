@@ -44,6 +44,7 @@ func (w *workers) run(x work) {
 		defer w.wg.Done()
 		for ok := true; ok; x, ok = <-w.idle {
 			w.p.attempts(w.ctx, &x.j, x.slot, x.at, x.announced)
+			x = work{} // an idle worker holds no item
 		}
 	}()
 }
