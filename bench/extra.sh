@@ -44,7 +44,7 @@
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
 #   EXTRA ("W1s W1lim W1go owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale
-#          AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk")
+#          AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk"; "" or none: no row)
 #   RESULTS (a directory); auto.sh's AUTO_* knobs; pipe.sh's PIPE_BYTES
 #   PIPE_BLOCK PIPE_RUNS PIPE_DIR
 set -u
@@ -56,7 +56,8 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
-EXTRA="${EXTRA:-W1s W1lim W1go owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk}"
+# Unset, every row; set but empty (EXTRA=""), or "none", no row.
+EXTRA="${EXTRA-W1s W1lim W1go owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -298,6 +299,7 @@ for e in $EXTRA; do
 	W1go) w1go ;; W3hold) w3hold ;; scale) scale ;;
 	AUTOsleep) auto_sleep ;; AUTOcpu) auto_cpu ;; AUTOmem) auto_mem ;;
 	Ppipe) ppipe ;; Ppart) ppart ;; Pfloor) pfloor ;; Pk) pk ;;
+	none) ;;
 	*) log "unknown workload $e" ;;
 	esac
 done

@@ -1,8 +1,8 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,21 +31,19 @@ import (
 // want their output sent somewhere else.
 const maxLeftBehind = 256
 
-// errLeftBehind marks a pipe left behind by its job: what comes through
-// it is read and dropped.
-var errLeftBehind = errors.New("the job has ended")
-
 // leftBehind is the capturePoll's account of the pipes left behind,
-// under capturePoll.mu.
+// under capturePoll.mu but for null.
 type leftBehind struct {
 	pipes  map[uint64]*pipeCapture // by id: the lowest is the oldest
 	most   int
 	warned bool
 	notify func(string)
-	// null is /dev/null, opened for the first pipe left behind (-1 until
-	// then, or when it cannot be): what such pipes bring is spliced into
-	// it, so that they need no buffer of fan's to be emptied.
-	null int
+	// null is /dev/null, opened (once: nullOnce) when a pipe left behind
+	// first brings something; -1 until then, or when it cannot be. What
+	// such pipes bring is spliced into it, so that they need no buffer of
+	// fan's to be emptied.
+	null     int
+	nullOnce sync.Once
 }
 
 func newLeftBehind(most int, notify func(string)) leftBehind {
@@ -58,24 +56,24 @@ func newLeftBehind(most int, notify func(string)) leftBehind {
 // nullFd is the descriptor of /dev/null for dropping what pipes left
 // behind bring, opened when first asked for; -1 when it cannot be.
 func (p *capturePoll) nullFd() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.left.null < 0 {
+	p.left.nullOnce.Do(func() {
 		if fd, err := unix.Open("/dev/null", unix.O_WRONLY|unix.O_CLOEXEC, 0); err == nil {
 			p.left.null = fd
 		}
-	}
+	})
 	return p.left.null
 }
 
-// discard empties what the pipe holds into /dev/null, up to what one
-// splice moves; EINVAL where splice cannot.
+// discard empties what a pipe left behind holds into /dev/null, up to
+// what one splice moves, or where splice cannot, reads it and drops it.
 func (c *pipeCapture) discard(fd int) (int, error) {
-	if c.null < 0 {
-		return 0, unix.EINVAL
+	if null := c.poll.nullFd(); null >= 0 {
+		n, err := unix.Splice(fd, nil, null, nil, spillPipeSize, unix.SPLICE_F_NONBLOCK)
+		if err != unix.EINVAL {
+			return int(n), err
+		}
 	}
-	n, err := unix.Splice(fd, nil, c.null, nil, spillPipeSize, unix.SPLICE_F_NONBLOCK)
-	return int(n), err
+	return unix.Read(fd, c.buffer())
 }
 
 // leave keeps fd, the read end of a pipe whose job has ended but which a
@@ -92,7 +90,7 @@ func (p *capturePoll) leave(fd int) {
 	// pipes left behind count as such against the user's pipe memory
 	// (refused, harmlessly, while it holds more).
 	unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, captureChunk)
-	l := &pipeCapture{poll: p, fd: fd, wfd: -1, done: make(chan struct{}), failed: errLeftBehind, left: true, null: p.nullFd()}
+	l := &pipeCapture{poll: p, fd: fd, wfd: -1, done: make(chan struct{}), left: true}
 	if p.watch(l) != nil {
 		unix.Close(fd)
 		return

@@ -73,15 +73,13 @@ func (c *pipeCapture) move(fd int) bool {
 
 // step moves one piece: into a memory file within the budgets, otherwise
 // into a spool file; after a failure it reads the piece and drops it, so
-// that the job is not blocked.
+// that the job is not blocked, and from a pipe left behind by its job
+// it drops it (discard).
 func (c *pipeCapture) step(fd int) (int, error) {
 	switch {
+	case c.left:
+		return c.discard(fd)
 	case c.failed != nil:
-		if c.left {
-			if n, err := c.discard(fd); err != unix.EINVAL {
-				return n, err
-			}
-		}
 		return unix.Read(fd, c.buffer())
 	case c.f == nil:
 		// The first bytes are read here, so that no file is taken for a

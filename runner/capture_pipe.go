@@ -85,8 +85,7 @@ type pipeCapture struct {
 	w       *os.File // wfd as a file, made only for an executor that writes into it itself
 	id      uint64   // in poll
 	done    chan struct{}
-	left    bool                    // left behind by its job (capture_left.go)
-	null    int                     // when left: /dev/null, where what comes goes (-1: none)
+	left    bool                    // left behind by its job: what comes is dropped (capture_left.go)
 	stop    atomic.Bool             // end gave up waiting for end of file
 	netRead atomic.Pointer[os.File] // the read end, once on Go's netpoller (toNetpoller)
 

@@ -91,10 +91,16 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		}
 		a.Stdin = fed.r
 	}
-	// Counted as running from before the spawn: the job may be at work
-	// (on a loaded machine, for a while) before Start returns, and a
-	// drain's message must count it.
+	// Counted and listed as running from before the spawn: the job may be
+	// at work (on a loaded machine, for a while) before Start returns, and
+	// a drain's message and a status report must count it.
+	live := &attempt{seq: item.Seq, slot: slot, command: &r.Command, start: r.Start}
+	wctx := jctx
+	if p.Evict != nil {
+		wctx, live.evict = context.WithCancelCause(jctx)
+	}
 	p.running.Add(1)
+	p.live.add(live)
 	pr, err := slot.Exec.Start(a)
 	spawned = err == nil
 	fed.started(err == nil)
@@ -109,23 +115,12 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		}
 	}
 	if err != nil {
-		p.running.Add(-1)
+		p.unlist(wctx, live, r)
 		timeoutHit() // releases the timer
 		return p.cannotStart(r, err)
 	}
-	live := &attempt{seq: item.Seq, slot: slot, command: &r.Command, start: r.Start}
-	wctx := jctx
-	if p.Evict != nil {
-		wctx, live.evict = context.WithCancelCause(jctx)
-	}
-	p.live.add(live)
 	exit, err := pr.Wait(wctx, p.kill(), p.TermSeq)
-	p.live.remove(item.Seq)
-	if live.evict != nil {
-		r.Evicted = context.Cause(wctx) == errEvicted
-		live.evict(nil)
-	}
-	p.running.Add(-1)
+	p.unlist(wctx, live, r)
 	r.Sent = fed.wait() + bf.ended()
 	r.Runtime = time.Since(r.Start)
 	limit := timeoutHit()
@@ -157,6 +152,18 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	}
 	p.captured(r, jc)
 	return r
+}
+
+// unlist takes an attempt off the running list when it has ended, or did
+// not start, and marks r evicted when --memfree put it back in the queue
+// (wctx is the context its wait was given).
+func (p *Pool) unlist(wctx context.Context, live *attempt, r *Result) {
+	p.live.remove(live.seq)
+	if live.evict != nil {
+		r.Evicted = context.Cause(wctx) == errEvicted
+		live.evict(nil)
+	}
+	p.running.Add(-1)
 }
 
 // renderCommand renders into c the command of item in slot, from t, in

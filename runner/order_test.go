@@ -178,3 +178,52 @@ func TestRunningJobs(t *testing.T) {
 	for range s.Events {
 	}
 }
+
+// A job is listed as running from before its spawn, whose process may be
+// at work before Start returns, and comes off the list when the spawn
+// fails.
+func TestRunningFromBeforeTheSpawn(t *testing.T) {
+	exec := &gatedStart{entered: make(chan struct{}), fail: make(chan struct{})}
+	p := &Pool{Jobs: 1, Exec: exec, Template: NewTemplate(TemplateOptions{Words: []string{"true"}})}
+	items := make(chan input.Item, 1)
+	items <- input.Item{Seq: 1, Args: []string{"a"}}
+	close(items)
+	s := NewStream(16)
+	done := make(chan error, 1)
+	go func() { done <- p.Run(context.Background(), context.Background(), items, s) }()
+	<-exec.entered
+	if jobs := p.RunningJobs(); len(jobs) != 1 || jobs[0].Seq != 1 || p.Running() != 1 {
+		t.Errorf("while the job spawns: running %+v (%d counted), want job 1", jobs, p.Running())
+	}
+	close(exec.fail)
+	var rs []*Result
+	for ev := range s.Events {
+		if ev.Kind == Finished {
+			rs = append(rs, ev.Result)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Status != 126 {
+		t.Fatalf("results %+v: want job 1 failed to start, status 126", rs)
+	}
+	if jobs := p.RunningJobs(); len(jobs) != 0 || p.Running() != 0 {
+		t.Fatalf("after its spawn failed: running %+v (%d counted), want none", jobs, p.Running())
+	}
+}
+
+// gatedStart is an Executor whose Start closes entered, then waits for
+// fail to close and fails.
+type gatedStart struct {
+	entered, fail chan struct{}
+}
+
+func (g *gatedStart) Start(a *Attempt) (Process, error) {
+	close(g.entered)
+	<-g.fail
+	return nil, &StartError{Name: "job", Status: 126, Reason: "refused by the test"}
+}
+
+func (g *gatedStart) Suspend() {}
+func (g *gatedStart) Resume()  {}
