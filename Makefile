@@ -46,8 +46,9 @@ man:
 ##   make bench N=1000 RUNS=3 WORKLOADS="W1 W2" EXTRA="W1s owncpu"
 ## (bench.sh: TOOLS WORKLOADS N RUNS RUNS_SHORT W3_BYTES W3_JOBS W3_MODES;
 ## extra.sh: EXTRA J1000_N; its pipe-mode workloads, bench/pipe.sh: PIPE_BYTES
-## PIPE_BLOCK PIPE_RUNS PIPE_DIR; remote.sh: N_REMOTE RUNS_REMOTE). EXTRA=""
-## or EXTRA=none leaves out extra.sh's rows. Results go to BENCH_RESULTS.
+## PIPE_BLOCK PIPE_RUNS PIPE_DIR; remote.sh: N_REMOTE RUNS_REMOTE REMOTE).
+## EXTRA="" or EXTRA=none leaves out extra.sh's rows, REMOTE="" or
+## REMOTE=none remote.sh's (no hosts are started). Results go to BENCH_RESULTS.
 BENCH_RESULTS ?= $(or $(TMPDIR),/tmp)/fan-bench/$(shell date -u +%Y%m%dT%H%M%SZ)
 bench: build
 	mkdir -p $(BENCH_RESULTS)

@@ -16,14 +16,16 @@
 # down after, whatever happens.
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/remote.sh
-# knobs: N_REMOTE (300) RUNS_REMOTE (3) REMOTE ("wall cpu strace") RESULTS
+# knobs: N_REMOTE (300) RUNS_REMOTE (3) REMOTE ("wall cpu strace"; "" or
+#   none: no part, and no hosts started) RESULTS
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SHARED_BENCH="${SHARED_BENCH:-$HERE/../../shared/bench}"
 FAN="${FAN_BIN:?set FAN_BIN}"
 N="${N_REMOTE:-300}"
 RUNS="${RUNS_REMOTE:-3}"
-PARTS="${REMOTE:-wall cpu strace}"
+# Unset, every part; set but empty (REMOTE=""), or "none", none.
+PARTS="${REMOTE-wall cpu strace}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/remote-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 LOGINS="4/h1,4/h2"
@@ -35,6 +37,7 @@ skip() {
 	exit 0
 }
 
+case " $PARTS " in "  " | *" none "*) skip "REMOTE=${REMOTE-} asks for no part" ;; esac
 [ "$(id -u)" = 0 ] || skip "needs root, to run the test hosts' sshd and users"
 command -v parallel >/dev/null || skip "GNU parallel is not installed (apt-get install parallel)"
 command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || skip "sshd is not installed (apt-get install openssh-server)"
