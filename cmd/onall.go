@@ -84,15 +84,14 @@ func (r *remoteSpec) attachAll(c *Config, pool *runner.Pool) (func(), error) {
 			Env: pool.Env, SlotVar: pool.SlotVar, Timeout: c.Runner.Timeout.Fixed, Retries: c.Runner.Retries, Where: "host " + l.String()}
 		name := l.String()
 		if l.Local {
-			e.Exec, e.Where, name = pool.Exec, "this machine", ":"
+			e.On.Exec, e.Where, name = pool.Exec, "this machine", ":"
 		} else {
 			h, err := remote.NewHost(l, remote.Config{SSH: r.ssh})
 			if err != nil {
 				closeAll()
 				return nil, err
 			}
-			e.Exec = remote.NewExecutor(h, c.envNames())
-			e.Login, e.Addr = name, l.Addr()
+			e.On = runner.Slot{Exec: remote.NewExecutor(h, c.envNames()), Host: name, Addr: l.Addr()}
 			if base != nil {
 				e.Prepare = func(ctx context.Context) error { return base.Send(ctx, h) }
 			}
@@ -141,7 +140,7 @@ func (s *onAllSlots) Take(ctx context.Context) (runner.Slot, bool) {
 		s.mu.Lock()
 		if s.next < len(s.all.places) {
 			if place := s.all.places[s.next]; place.name != ":" {
-				slot.Host, slot.Addr = place.name, place.each.Addr
+				slot.Host, slot.Addr = place.each.On.Host, place.each.On.Addr
 			}
 		}
 		s.next++

@@ -12,7 +12,7 @@ import (
 )
 
 // Each is an Executor whose every attempt runs all of Items, one after
-// another, through Exec: GNU parallel's --onall and --nonall, where the
+// another, through On.Exec: GNU parallel's --onall and --nonall, where the
 // pool runs one such attempt per host. The attempt's output is that of
 // its jobs, in turn, so the output stage writes a host's output whole;
 // its exit status is the number of its jobs that failed (at most 101),
@@ -40,30 +40,29 @@ type Each struct {
 	Timeout time.Duration
 	// Retries is how many times in all a failing job runs.
 	Retries int
-	// Exec runs the jobs (a host's executor).
-	Exec Executor
 	// Prepare, when set, runs before the first job of each attempt; its
 	// error fails every job of the attempt (--basefile, which a host
 	// could not get).
 	Prepare func(ctx context.Context) error
-	// Where names Exec's host in messages.
+	// Where names the host of On in messages.
 	Where string
-	// Login and Addr are Exec's login and host, as a Slot's Host and Addr
-	// ("" for this machine).
-	Login, Addr string
+	// On is where the jobs run: Exec, a host's executor, runs them; Host
+	// and Addr are its login and host ("" for this machine). Each job
+	// gets it as its slot, numbered 1.
+	On Slot
 }
 
 // Start implements Executor: the jobs run in Wait.
 func (e *Each) Start(a *Attempt) (Process, error) { return &eachRun{e: e, a: a}, nil }
 
 // Suspend implements Executor.
-func (e *Each) Suspend() { e.Exec.Suspend() }
+func (e *Each) Suspend() { e.On.Exec.Suspend() }
 
 // Resume implements Executor.
-func (e *Each) Resume() { e.Exec.Resume() }
+func (e *Each) Resume() { e.On.Exec.Resume() }
 
-// RunsElsewhere implements Elsewhere, as Exec does.
-func (e *Each) RunsElsewhere() bool { return runsElsewhere(e.Exec) }
+// RunsElsewhere implements Elsewhere, as On.Exec does.
+func (e *Each) RunsElsewhere() bool { return runsElsewhere(e.On.Exec) }
 
 type eachRun struct {
 	e *Each
@@ -121,7 +120,8 @@ func (r *eachRun) job(item *input.Item, stop, kill context.Context, seq TermSeq,
 // so may run again).
 func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq, stderr io.Writer) (ok, retry bool) {
 	e, a := r.e, r.a
-	slot := Slot{N: 1, Host: e.Login, Addr: e.Addr, Exec: e.Exec}
+	slot := e.On
+	slot.N = 1
 	var cmd Command
 	if err := renderCommand(&cmd, e.Template, e.WorkDir, item, slot); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
@@ -130,7 +130,7 @@ func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq
 	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, slot),
 		Stdout: a.Stdout, Stderr: a.Stderr, Shell: e.Template.shell, Cancel: a.Cancel,
 		Files: renderFiles(e.Transfer, e.Return, e.Cleanup, item, slot)}
-	pr, err := e.Exec.Start(att)
+	pr, err := e.On.Exec.Start(att)
 	if err != nil {
 		fmt.Fprintf(stderr, "fan: job %d: %v\n", item.Seq, err)
 		return false, !IsTransport(err)
