@@ -16,8 +16,8 @@
 # down after, whatever happens.
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/remote.sh
-# knobs: N_REMOTE (300) RUNS_REMOTE (3) REMOTE ("wall cpu strace"; "" or
-#   none: no part, and no hosts started) RESULTS
+# knobs: N_REMOTE (300) RUNS_REMOTE (3) REMOTE ("wall cpu strace"; naming
+#   none of them, e.g. "" or none: no hosts are started) RESULTS
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
 SHARED_BENCH="${SHARED_BENCH:-$HERE/../../shared/bench}"
@@ -37,7 +37,8 @@ skip() {
 	exit 0
 }
 
-case " $PARTS " in "  " | *" none "*) skip "REMOTE=${REMOTE-} asks for no part" ;; esac
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+part wall || part cpu || part strace || skip "REMOTE='$PARTS' names no part (wall cpu strace)"
 [ "$(id -u)" = 0 ] || skip "needs root, to run the test hosts' sshd and users"
 command -v parallel >/dev/null || skip "GNU parallel is not installed (apt-get install parallel)"
 command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || skip "sshd is not installed (apt-get install openssh-server)"
@@ -75,7 +76,6 @@ check() {
 
 a="seq $N | $FAN -S $LOGINS true"
 b="seq $N | parallel --will-cite -S $LOGINS true"
-part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 if part wall; then
 	log "wall: $a  VS  $b ($RUNS runs each)"
 	raw="$RESULTS/remote-wall.txt"

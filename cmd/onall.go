@@ -139,9 +139,8 @@ func (s *onAllSlots) Take(ctx context.Context) (runner.Slot, bool) {
 	if ok {
 		s.mu.Lock()
 		if s.next < len(s.all.places) {
-			if place := s.all.places[s.next]; place.name != ":" {
-				slot.Host, slot.Addr = place.each.On.Host, place.each.On.Addr
-			}
+			on := s.all.places[s.next].each.On // this machine's: no host
+			slot.Host, slot.Addr = on.Host, on.Addr
 		}
 		s.next++
 		s.mu.Unlock()

@@ -2,7 +2,7 @@ package runner
 
 import (
 	"fmt"
-	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,12 +38,11 @@ type leftBehind struct {
 	most   int
 	warned bool
 	notify func(string)
-	// null is /dev/null, opened (once: nullOnce) when a pipe left behind
-	// first brings something; -1 until then, or when it cannot be. What
-	// such pipes bring is spliced into it, so that they need no buffer of
-	// fan's to be emptied.
-	null     int
-	nullOnce sync.Once
+	// null is /dev/null, opened when a pipe left behind first brings
+	// something; -1 until then. What such pipes bring is spliced into it,
+	// so that they need no buffer of fan's to be emptied. Read and set
+	// atomically (pumps run on more than one goroutine).
+	null int32
 }
 
 func newLeftBehind(most int, notify func(string)) leftBehind {
@@ -54,14 +53,20 @@ func newLeftBehind(most int, notify func(string)) leftBehind {
 }
 
 // nullFd is the descriptor of /dev/null for dropping what pipes left
-// behind bring, opened when first asked for; -1 when it cannot be.
+// behind bring, opened when first asked for; -1 when it cannot be now
+// (out of descriptors, say), to be tried again at the next call.
 func (p *capturePoll) nullFd() int {
-	p.left.nullOnce.Do(func() {
-		if fd, err := unix.Open("/dev/null", unix.O_WRONLY|unix.O_CLOEXEC, 0); err == nil {
-			p.left.null = fd
-		}
-	})
-	return p.left.null
+	if fd := atomic.LoadInt32(&p.left.null); fd >= 0 {
+		return int(fd)
+	}
+	fd, err := unix.Open("/dev/null", unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	if !atomic.CompareAndSwapInt32(&p.left.null, -1, int32(fd)) {
+		unix.Close(fd) // another pump opened it meanwhile
+	}
+	return int(atomic.LoadInt32(&p.left.null))
 }
 
 // discard empties what a pipe left behind holds into /dev/null, up to

@@ -86,8 +86,8 @@ func (p *capturePoll) close() {
 		unix.Close(c.fd) // every job has ended: only pipes left behind are here
 	}
 	p.pipes = nil
-	if p.left.null >= 0 {
-		unix.Close(p.left.null)
+	if null := atomic.LoadInt32(&p.left.null); null >= 0 {
+		unix.Close(int(null))
 	}
 	p.mu.Unlock()
 	p.ep.Close()

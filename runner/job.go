@@ -104,20 +104,18 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	pr, err := slot.Exec.Start(a)
 	spawned = err == nil
 	fed.started(err == nil)
-	if err == nil {
-		bf.started()
-		// Only Local is known to hand the files to the job's processes
-		// and never write into them itself: a remote executor relays the
-		// host's stderr into them, and --onall's relays every host's
-		// output, until Wait returns.
-		if local && jc != nil {
-			jc.started() // the job's processes hold their own ends
-		}
-	}
 	if err != nil {
 		p.unlist(wctx, live, r)
 		timeoutHit() // releases the timer
 		return p.cannotStart(r, err)
+	}
+	bf.started()
+	// Only Local is known to hand the files to the job's processes and
+	// never write into them itself: a remote executor relays the host's
+	// stderr into them, and --onall's relays every host's output, until
+	// Wait returns.
+	if local && jc != nil {
+		jc.started() // the job's processes hold their own ends
 	}
 	exit, err := pr.Wait(wctx, p.kill(), p.TermSeq)
 	p.unlist(wctx, live, r)
