@@ -109,6 +109,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		timeoutHit() // releases the timer
 		return p.cannotStart(r, err)
 	}
+	live.spawned.Store(true)
 	bf.started()
 	// Only Local is known to hand the files to the job's processes and
 	// never write into them itself: a remote executor relays the host's

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,9 @@ type attempt struct {
 	command *Command
 	start   time.Time
 	evict   context.CancelCauseFunc
+	// spawned is set once its process exists (the attempt is listed from
+	// just before its spawn, for the status report).
+	spawned atomic.Bool
 }
 
 // errEvicted ends an attempt that is put back in the queue to free memory.
@@ -47,17 +51,23 @@ func (r *running) remove(seq int64) {
 // evictYoungest terminates the attempt that started last, if more than
 // one runs (the last one is left to finish: evicting it frees nothing that
 // another start would not take again), and returns it; nil when it did
-// not.
+// not. An attempt still being spawned holds no memory yet: it is neither
+// evicted nor counted.
 func (r *running) evictYoungest() *attempt {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var young *attempt
+	spawned := 0
 	for _, a := range r.jobs {
+		if !a.spawned.Load() {
+			continue
+		}
+		spawned++
 		if young == nil || a.start.After(young.start) {
 			young = a
 		}
 	}
-	if young == nil || len(r.jobs) < 2 {
+	if young == nil || spawned < 2 {
 		return nil
 	}
 	delete(r.jobs, young.seq)
