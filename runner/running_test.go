@@ -26,7 +26,7 @@ func TestEvictYoungestSkipsSpawning(t *testing.T) {
 		r.add(a)
 	}
 	if got := r.evictYoungest(); got != mid {
-		t.Fatalf("evicted %v, want job 2, the youngest spawned", got.seq)
+		t.Fatalf("evicted %+v, want job 2, the youngest spawned", got)
 	}
 	if context.Cause(midCtx) != errEvicted || oldCtx.Err() != nil || youngCtx.Err() != nil {
 		t.Errorf("causes: job 1 %v, job 2 %v, job 3 %v; want job 2 alone evicted", context.Cause(oldCtx), context.Cause(midCtx), context.Cause(youngCtx))
