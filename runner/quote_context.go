@@ -325,7 +325,9 @@ func (q *quoting) refusal(v string, alone bool) string {
 // replacement string stands (quoting.refusal), as the job's start error.
 func (t *Template) refusal(item *input.Item, slot *Slot) error {
 	for _, p := range t.parts {
-		if p.tok == nil || !p.tok.q.strict() {
+		// A dry run's ${PARALLEL_SSHHOST} is written as shell text,
+		// unquoted, whatever its context (renderParts): no value to check.
+		if p.tok == nil || !p.tok.q.strict() || p.tok.what == hostText {
 			continue
 		}
 		vals := p.tok.values(item, slot)
