@@ -904,6 +904,12 @@ func TestRemotePlusHost(t *testing.T) {
 	if want := "h2|" + own + "|it's|\n"; r.status != 0 || r.stdout != want {
 		t.Errorf("own ssh command: status %d, stdout %q, want %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
 	}
+	// File names too: --return brings back the file the job named by its
+	// host.
+	r = run(t, remoteFan(t, hs, dir, "--plus", "-S", "1/h1", "--return", "{}.{host}", `echo {host} > {}.{host}`, ":::", "ret"))
+	if b, err := os.ReadFile(filepath.Join(dir, "ret.h1")); r.status != 0 || string(b) != "h1\n" {
+		t.Errorf("--return {}.{host}: status %d, ret.h1 %q (%v); stderr:\n%s", r.status, b, err, r.stderr)
+	}
 	// --onall and --nonall: each host's jobs see their host.
 	r = run(t, remoteFan(t, hs, dir, "--plus", "-k", "--onall", "-S", "h1,"+login2, `echo {host} {sshlogin} {}`, ":::", "x"))
 	if want := "h1 h1 x\n" + h2.Addr + " " + login2 + " x\n"; r.status != 0 || r.stdout != want {
