@@ -57,10 +57,10 @@ func fitDescriptors(limit, reserve, jobs, window, perJob int, keepOrder bool) (i
 // pipes left behind by ended jobs (capture_left.go): a sixteenth, at
 // least one and at most maxLeftBehind, so that the jobs a low limit allows
 // are few fewer (under ulimit -n 1024, grouped -j 100 runs 83 at once,
-// about 6 fewer than without that room). Under such a limit, where that sixteenth is a few
-// dozen, jobs that each leave a process behind holding their output then
-// run as fast as ever, their oldest pipes closed; they do not fail for
-// want of a descriptor.
+// about 6 fewer than without that room). Under such a limit, where that
+// sixteenth is a few dozen, jobs that each leave a process behind holding
+// their output then run as fast as ever, their oldest pipes closed; they
+// do not fail for want of a descriptor.
 func leftBehindRoom(avail int) int {
 	return min(max(avail/16, 1), maxLeftBehind)
 }
