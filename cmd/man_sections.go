@@ -227,8 +227,9 @@ how many bytes of finished jobs' output may wait to be written, without
 .TP
 .B GOMAXPROCS
 how many threads may run fan's own code at once, as for any Go program;
-when unset and \fB\-j\fR (or the MAX of \fB\-j auto\fR) is a number of
-16 or less, fan adds one to the Go runtime's
+when unset and at most 16 jobs can run at once (\fB\-j\fR, or the MAX of
+\fB\-j auto\fR, fitted to the open-file and process limits), fan adds one
+to the Go runtime's
 default for each job running at once, so that the waits for its jobs keep
 the runtime's monitor thread idle
 .TP
