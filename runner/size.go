@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"math"
 	"strings"
 
 	"github.com/fan-run/fan/input"
@@ -12,8 +11,9 @@ import (
 // cost is what one more argument adds (first: it is the job's first). Under
 // Argv sizes count as xargs does (each argument's length plus one); else
 // as GNU parallel does, the length of the shell command line plus one.
-// Values of {n}, {#}, {%}, {host} and {sshlogin} are counted generously,
-// also where -X repeats them in a word with {}, so a command is never
+// Values of {n}, {#}, {%}, {host} and {sshlogin} are counted generously
+// (in a word with {}, which -X repeats, {host} and {sshlogin}), so a
+// command is never
 // larger than its size says.
 func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 	if t.argvMode {
@@ -56,9 +56,10 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 	return base, func(a string, first bool) int {
 		c := sep(first, k)
 		if len(sites) > 0 { // an item made only where there are context words
-			// A context word repeats per argument its {#}, {%} and
-			// {host} too: they are counted at their largest.
-			one := input.Item{Seq: math.MaxInt64, Args: []string{a}}
+			// A context word repeats per argument its {host} and
+			// {sshlogin} too: they are counted at their largest. ({#}
+			// and {%} count one digit there, as GNU parallel packs.)
+			one := input.Item{Args: []string{a}}
 			for _, w := range sites {
 				c += len(renderParts(nil, w, &one, &roomySlot, 0, true))
 			}
@@ -80,9 +81,9 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 // or -m, may make a job's command too long.
 const hostRoom = 512
 
-// roomySlot stands for any slot where its values are counted at their
-// largest: a slot number of 19 digits, a host and login of hostRoom bytes.
-var roomySlot = Slot{N: math.MaxInt, Host: strings.Repeat("h", hostRoom), Addr: strings.Repeat("h", hostRoom)}
+// roomySlot stands for any slot where its host and login are counted at
+// their largest, hostRoom bytes.
+var roomySlot = Slot{Host: strings.Repeat("h", hostRoom), Addr: strings.Repeat("h", hostRoom)}
 
 // argvSize is Size under Argv: each word and each argument counts its
 // length plus one (its NUL), as in xargs.

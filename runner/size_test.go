@@ -136,9 +136,9 @@ func TestSizeRoomForHost(t *testing.T) {
 			t.Errorf("in %+v: %q is %d bytes, Size says %d", slot, line, len(line)+1, want)
 		}
 	}
-	// Under -X a word holding {} repeats its {host}, {sshlogin}, {#} and
-	// {%} for every argument: each repetition is counted at its largest.
-	ctx := NewTemplate(TemplateOptions{Syntax: Syntax{Plus: true}, Context: true, Words: []string{"echo", "x{host}{sshlogin}{#}{%}{}"}})
+	// Under -X a word holding {} repeats its {host} and {sshlogin} for
+	// every argument: each repetition is counted at its largest.
+	ctx := NewTemplate(TemplateOptions{Syntax: Syntax{Plus: true}, Context: true, Words: []string{"echo", "x{host}{sshlogin}{}"}})
 	base, cost = ctx.Size()
 	args := []string{"a", "b", "c"}
 	packed := &input.Item{Seq: 123456, Args: args}
