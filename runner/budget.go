@@ -30,9 +30,9 @@ type BudgetRequest struct {
 	Jobs, Window int
 	// Ungrouped (-u), LineBuffer and Remote (-S) say where the jobs'
 	// output goes and where they run: what a running job holds open
-	// (descriptorsPerJob), and whether it writes into pipes fan reads
-	// (grouped output), which a process a job left running may hold
-	// open after the job ended: room is kept for some (Budget.LeftBehind).
+	// (perJob), and whether jobs write into pipes fan reads (grouped),
+	// which a process a job left running may hold open after the job
+	// ended: room is kept for some (Budget.LeftBehind).
 	Ungrouped, LineBuffer, Remote bool
 	// KeepOrder is -k: a window of results waits behind the oldest job.
 	KeepOrder bool
@@ -47,7 +47,7 @@ type BudgetRequest struct {
 // when the open-file limit is too low for fan and a single job.
 func FitBudget(req BudgetRequest) (Budget, error) {
 	fdLimit, reserve := openFileLimit(), 0
-	perJob := descriptorsPerJob(req.Ungrouped, req.LineBuffer, req.Remote)
+	perJob := req.perJob()
 	if !req.DryRun {
 		reserve = descriptorReserve(fdLimit)
 		// A job's own descriptors, two for its result, two for the fork.
@@ -59,7 +59,7 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 	// Results on their way to the output stage hold their two output
 	// files too: their descriptors are kept aside.
 	b.Buffered = min(req.Buffered, max(0, fdLimit-reserve)/8)
-	if !req.Ungrouped && !req.LineBuffer && !req.DryRun { // grouped: pipes
+	if req.grouped() {
 		b.LeftBehind = leftBehindRoom(fdLimit - reserve - 2*b.Buffered)
 	}
 	b.Jobs, b.Window = fitDescriptors(fdLimit, reserve+2*b.Buffered+b.LeftBehind, req.Jobs, req.Window, perJob, req.KeepOrder)
@@ -73,7 +73,13 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 	return b, nil
 }
 
-// descriptorsPerJob is what one running job holds open: its pidfd; with
+// grouped says that jobs write their output into pipes fan reads (see
+// BudgetRequest).
+func (req BudgetRequest) grouped() bool {
+	return !req.Ungrouped && !req.LineBuffer && !req.DryRun
+}
+
+// perJob is what one running job holds open: its pidfd; with
 // --line-buffer the two spool files its output goes into and the sink's
 // copies of them; grouped, for each of its stdout and stderr, the read
 // end of a pipe and up to two files (a memory file and the spool file it
@@ -81,13 +87,13 @@ func FitBudget(req BudgetRequest) (Budget, error) {
 // one the spool keeps for reuse), and, for a job run over ssh (remote),
 // the pipes' write ends too, which fan holds until ssh has exited (a
 // local job's are closed once it started); ungrouped (-u), nothing more.
-func descriptorsPerJob(ungrouped, lineBuffer, remote bool) int {
+func (req BudgetRequest) perJob() int {
 	switch {
-	case ungrouped:
+	case req.Ungrouped:
 		return 1
-	case lineBuffer:
+	case req.LineBuffer:
 		return 5
-	case remote:
+	case req.Remote:
 		return 9
 	}
 	return 7

@@ -71,8 +71,8 @@ func TestUserTasks(t *testing.T) {
 // A grouped job run over ssh holds its pipes' write ends until ssh
 // exits: it is counted two descriptors above a local one.
 func TestDescriptorsPerJob(t *testing.T) {
-	local, remote := descriptorsPerJob(false, false, false), descriptorsPerJob(false, false, true)
-	if remote != local+2 || descriptorsPerJob(true, false, true) != 1 || descriptorsPerJob(false, true, true) != 5 {
+	local, remote := BudgetRequest{}.perJob(), BudgetRequest{Remote: true}.perJob()
+	if remote != local+2 || (BudgetRequest{Ungrouped: true, Remote: true}).perJob() != 1 || (BudgetRequest{LineBuffer: true, Remote: true}).perJob() != 5 {
 		t.Fatalf("grouped: %d a local job, %d a remote one; want 2 more remote, and -u and --lb as they were", local, remote)
 	}
 }
