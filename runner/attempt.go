@@ -18,7 +18,8 @@ type job struct {
 // attempts runs a job, and again while it fails and retries are left, and
 // delivers its Result. Its slot is given back between attempts, so a job
 // waiting to retry does not keep other items from running. The output of
-// failed attempts is dropped: only the last attempt's is kept. The first
+// failed attempts is dropped: only the last attempt's is kept (a job
+// whose retry a drain or halt cancels is handed on with none). The first
 // attempt runs in slot, starting at start (see pacer), and has been
 // announced (-t) already when announced is set; a retry takes a slot and a
 // start of its own, and is announced when it starts.
@@ -44,6 +45,11 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 			return
 		}
 		p.slots.Put(slot)
+		// What the attempt wrote is dropped now, not once the retry
+		// starts: a job waiting for its retry holds no slot, so nothing
+		// bounds how many wait, and none may hold a descriptor the budget
+		// (FitBudget) does not count.
+		p.discard(r)
 		retry := Retry{Lost: lost}
 		if !lost {
 			retry = Retry{Number: attempt, Of: p.Retries - 1, In: backoff(p.RetryDelay, attempt)}
@@ -65,7 +71,6 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 			p.finish(j, r)
 			return
 		}
-		p.discard(r)
 		start, announced = p.pace.reserve(), false
 	}
 }
