@@ -31,6 +31,10 @@ type shellText struct {
 	prefix string   // how every placeholder starts; the template's own text never holds it
 	spans  []span   // spans[k]: where placeholder k stands in src
 	names  []string // names[k]: the replacement string it stands for, as written
+	// verbatim[k]: placeholder k stands for shell text written as it is,
+	// never quoted (a dry run's ${PARALLEL_SSHHOST}): it has no value to
+	// keep data, so any place takes it, as GNU parallel writes it there.
+	verbatim []bool
 }
 
 // newShellText builds the parser's text of parts: the literal text as it
@@ -47,6 +51,7 @@ func newShellText(parts []part) *shellText {
 		b.WriteString(st.placeholder(len(st.spans)))
 		st.spans = append(st.spans, span{from, b.Len()})
 		st.names = append(st.names, tokenName(p.tok))
+		st.verbatim = append(st.verbatim, p.tok.what == hostText)
 	}
 	st.src = b.String()
 	return st
@@ -144,6 +149,9 @@ func (st *shellText) parse(spans []span, src string) ([]*quoting, []bool, error)
 					continue
 				}
 				q, why := place(stack, src, s, st.prefix)
+				if st.verbatim[k] {
+					q, why = &quoting{}, ""
+				}
 				if why != "" && perr == nil {
 					perr = &placeError{st.names[k], why}
 				}
@@ -156,7 +164,7 @@ func (st *shellText) parse(spans []span, src string) ([]*quoting, []bool, error)
 		return nil, nil, perr
 	}
 	for k, s := range spans {
-		if s.to > 0 && qs[k] == nil {
+		if s.to > 0 && qs[k] == nil && !st.verbatim[k] {
 			return nil, nil, &placeError{st.names[k], "stands where fan cannot tell how the shell reads it (move it into a plain word or quotes)"}
 		}
 	}
@@ -282,10 +290,10 @@ func scriptWords(c *syntax.CallExpr) []*syntax.Word {
 // for where the script's text stands in the template. A script that is
 // one replacement string and nothing else is the item itself.
 func (st *shellText) parseScript(ws []*syntax.Word, spans []span, qs []*quoting, src string) error {
-	var held []int
+	var held []int // the placeholders of values in the script
 	for k, s := range spans {
 		for _, w := range ws {
-			if s.in(w) {
+			if s.in(w) && !st.verbatim[k] {
 				held = append(held, k)
 			}
 		}
