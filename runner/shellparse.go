@@ -38,20 +38,33 @@ type shellText struct {
 }
 
 // newShellText builds the parser's text of parts: the literal text as it
-// is, each token as placeholder k (k counting tokens from 0).
+// is, each token as placeholder k (k counting tokens from 0). Tokens of
+// the same verbatim text share the placeholder of the first, as the text
+// is the same for the shell (a here-document's delimiter and its end).
 func newShellText(parts []part) *shellText {
 	st := &shellText{prefix: placeholderPrefix(parts)}
 	var b strings.Builder
+	var texts map[string]int
 	for _, p := range parts {
 		if p.tok == nil {
 			b.WriteString(p.lit)
 			continue
 		}
+		k, verbatim := len(st.spans), p.tok.what == hostText
+		if verbatim {
+			if first, ok := texts[p.tok.text]; ok {
+				k = first
+			} else if texts == nil {
+				texts = map[string]int{p.tok.text: k}
+			} else {
+				texts[p.tok.text] = k
+			}
+		}
 		from := b.Len()
-		b.WriteString(st.placeholder(len(st.spans)))
+		b.WriteString(st.placeholder(k))
 		st.spans = append(st.spans, span{from, b.Len()})
 		st.names = append(st.names, tokenName(p.tok))
-		st.verbatim = append(st.verbatim, p.tok.what == hostText)
+		st.verbatim = append(st.verbatim, verbatim)
 	}
 	st.src = b.String()
 	return st
@@ -164,7 +177,10 @@ func (st *shellText) parse(spans []span, src string) ([]*quoting, []bool, error)
 		return nil, nil, perr
 	}
 	for k, s := range spans {
-		if s.to > 0 && qs[k] == nil && !st.verbatim[k] {
+		if s.to > 0 && qs[k] == nil && st.verbatim[k] {
+			qs[k] = &quoting{} // text where no leaf holds it: an end of a here-document
+		}
+		if s.to > 0 && qs[k] == nil {
 			return nil, nil, &placeError{st.names[k], "stands where fan cannot tell how the shell reads it (move it into a plain word or quotes)"}
 		}
 	}
