@@ -97,11 +97,19 @@ var errBind = errors.New("could not bind its address")
 // at the host's address is its own. A connection would not tell: it is
 // taken as well by a copy of a dead sshd's socket that one of its
 // children still holds, while the new sshd fails to bind (listen.go).
-
 func (h *Host) up() error {
 	cfg := filepath.Join(h.dir, "sshd_config")
 	if err := os.WriteFile(cfg, []byte(h.config()), 0o600); err != nil {
 		return err
+	}
+	// sshd appends to its log: what this one writes starts here.
+	var logFrom int64
+	if st, err := os.Stat(h.Log()); err == nil {
+		logFrom = st.Size()
+	}
+	ownLog := func() string {
+		b, _ := os.ReadFile(h.Log())
+		return string(b[min(logFrom, int64(len(b))):])
 	}
 	cmd := exec.Command(h.tools.sshd, "-D", "-f", cfg, "-E", h.Log())
 	// Its own process group: a terminal's Ctrl-C is for the test. Killed
@@ -123,11 +131,11 @@ func (h *Host) up() error {
 	for {
 		select {
 		case <-done:
-			log, _ := os.ReadFile(h.Log())
-			if strings.Contains(string(log), "Address already in use") || strings.Contains(string(log), "Cannot bind") {
+			log := ownLog()
+			if strings.Contains(log, "Address already in use") || strings.Contains(log, "Cannot bind") {
 				return fmt.Errorf("sshd for %s %w %s; %s", h.Name, errBind, addr, whoListens(h.Addr, h.Port))
 			}
-			return fmt.Errorf("sshd for %s exited at start: %s", h.Name, lastLines(log, 5))
+			return fmt.Errorf("sshd for %s exited at start: %s", h.Name, lastLines([]byte(log), 5))
 		default:
 		}
 		inode, err := listening(h.Addr, h.Port)
@@ -138,9 +146,8 @@ func (h *Host) up() error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(h.Log())
 			return fmt.Errorf("sshd for %s (pid %d) does not listen on %s after 10s; %s; its log:\n%s",
-				h.Name, cmd.Process.Pid, addr, whoListens(h.Addr, h.Port), lastLines(log, 5))
+				h.Name, cmd.Process.Pid, addr, whoListens(h.Addr, h.Port), lastLines([]byte(ownLog()), 5))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
