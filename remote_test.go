@@ -644,7 +644,9 @@ func TestRemoteFilteredHostStaysDropped(t *testing.T) {
 	c := remoteFan(t, hs, dir, "--slf", "hosts", "--filter-hosts", "--joblog", "log", fmt.Sprintf("touch %s/{}; sleep 0.5", shared), ":::", "1", "2", "3", "4", "5", "6")
 	_, errb := startFan(t, c)
 	awaitFiles(t, shared, 1, errb)
-	hs.Hosts[1].Up()
+	if err := hs.Hosts[1].Up(); err != nil {
+		t.Error(err)
+	}
 	if err := os.WriteFile(slf, []byte("# changed\n1/h1\n1/h2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

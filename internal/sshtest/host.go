@@ -36,6 +36,11 @@ type Host struct {
 	done chan struct{} // closed when sshd has exited
 }
 
+// downPatience is how long Down lets the children that the listener
+// forked just before it died close their copies of its listening socket
+// (see listen.go) before it kills them.
+const downPatience = 5 * time.Second
+
 // UID is the host user's user id.
 func (h *Host) UID() int { return h.slot.uid }
 
@@ -54,40 +59,57 @@ func (h *Host) prepare() error {
 	return keygen(h.tools, filepath.Join(h.dir, "host_ed25519"))
 }
 
-// start writes the sshd configuration, authorising key, and starts sshd.
-func (h *Host) start(authorized []byte) error {
+// start writes the sshd configuration, authorising key, and starts sshd,
+// on port 22 if it is free, on another port otherwise. binds are the
+// failures to bind it met on the way, each on a port that was free a
+// moment before.
+func (h *Host) start(authorized []byte) (binds []error, err error) {
 	if err := os.WriteFile(filepath.Join(h.dir, "authorized_keys"), authorized, 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	h.Port = 22
 	if !canListen(h.Addr, h.Port) {
 		h.Port = 0
 	}
-	var err error
 	for try := 0; try < 5; try++ {
 		if h.Port == 0 {
 			if h.Port, err = freePort(h.Addr); err != nil {
-				return err
+				return binds, err
 			}
 		}
 		if err = h.up(); !errors.Is(err, errBind) {
-			return err
+			return binds, err
 		}
+		binds = append(binds, err)
 		h.Port = 0 // taken meanwhile: another
 	}
-	return err
+	return binds, err
 }
 
 // Up starts the host's sshd again after Down or Kill, at the same address
-// and port, and returns once it accepts connections.
+// and port, and returns once it listens there. It fails, saying what
+// holds the address, when its sshd cannot bind it.
 func (h *Host) Up() error { return h.up() }
 
-var errBind = errors.New("sshd could not bind its address")
+var errBind = errors.New("could not bind its address")
 
+// up starts sshd and returns once it listens: once the socket listening
+// at the host's address is its own. A connection would not tell: it is
+// taken as well by a copy of a dead sshd's socket that one of its
+// children still holds, while the new sshd fails to bind (listen.go).
 func (h *Host) up() error {
 	cfg := filepath.Join(h.dir, "sshd_config")
 	if err := os.WriteFile(cfg, []byte(h.config()), 0o600); err != nil {
 		return err
+	}
+	// sshd appends to its log: what this one writes starts here.
+	var logFrom int64
+	if st, err := os.Stat(h.Log()); err == nil {
+		logFrom = st.Size()
+	}
+	ownLog := func() string {
+		b, _ := os.ReadFile(h.Log())
+		return string(b[min(logFrom, int64(len(b))):])
 	}
 	cmd := exec.Command(h.tools.sshd, "-D", "-f", cfg, "-E", h.Log())
 	// Its own process group: a terminal's Ctrl-C is for the test. Killed
@@ -107,23 +129,27 @@ func (h *Host) up() error {
 	addr := net.JoinHostPort(h.Addr, strconv.Itoa(h.Port))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return nil
-		}
 		select {
 		case <-done:
-			log, _ := os.ReadFile(h.Log())
-			if strings.Contains(string(log), "Address already in use") || strings.Contains(string(log), "Cannot bind") {
-				return errBind
+			log := ownLog()
+			if strings.Contains(log, "Address already in use") || strings.Contains(log, "Cannot bind") {
+				return fmt.Errorf("sshd for %s %w %s; %s", h.Name, errBind, addr, whoListens(h.Addr, h.Port))
 			}
-			return fmt.Errorf("sshd for %s exited at start: %s", h.Name, lastLines(log, 5))
-		case <-time.After(2 * time.Millisecond):
+			return fmt.Errorf("sshd for %s exited at start: %s", h.Name, lastLines([]byte(log), 5))
+		default:
+		}
+		inode, err := listening(h.Addr, h.Port)
+		if err != nil {
+			return err
+		}
+		if inode != 0 && holds(cmd.Process.Pid, inode) {
+			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("sshd for %s does not accept connections on %s after 10s", h.Name, addr)
+			return fmt.Errorf("sshd for %s (pid %d) does not listen on %s after 10s; %s; its log:\n%s",
+				h.Name, cmd.Process.Pid, addr, whoListens(h.Addr, h.Port), lastLines([]byte(ownLog()), 5))
 		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }
 
@@ -179,43 +205,53 @@ func freePort(addr string) (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// daemon returns the listener's pid (0 when down) and its exit channel.
-func (h *Host) daemon() (int, chan struct{}) {
+// daemon returns the listener (nil when down) and its exit channel. It is
+// signalled through its process handle (a pidfd), which cannot reach
+// another process that took its pid once it is reaped.
+func (h *Host) daemon() (*os.Process, chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	select {
 	case <-h.done:
-		return 0, h.done
+		return nil, h.done
 	default:
 	}
 	if h.sshd == nil {
-		return 0, nil
+		return nil, nil
 	}
-	return h.sshd.Process.Pid, h.done
+	return h.sshd.Process, h.done
 }
 
 // DaemonPID is the pid of the host's listening sshd, 0 while it is down.
 // The CPU time of the sessions it served adds up in its children's times
 // (/proc/PID/stat) once they have ended.
 func (h *Host) DaemonPID() int {
-	pid, _ := h.daemon()
-	return pid
+	if d, _ := h.daemon(); d != nil {
+		return d.Pid
+	}
+	return 0
 }
 
-// targets are the host's sshd (listener and the processes it forked for
-// connections) and every process of its user.
-func (h *Host) targets() []int {
+// signal sends sig to the host's sshd (the listener and the processes it
+// forked for connections) and every process of its user, and reports how
+// many processes it sent it to.
+func (h *Host) signal(sig syscall.Signal) int {
 	procs := scan()
-	var pids []int
-	if pid, _ := h.daemon(); pid != 0 {
-		pids = tree(procs, pid)
+	var targets []Proc
+	n := 0
+	if d, _ := h.daemon(); d != nil {
+		if d.Signal(sig) == nil {
+			n++
+		}
+		targets = descendants(procs, d.Pid)
 	}
 	for _, p := range procs {
 		if p.UID == h.slot.uid && p.State != "Z" {
-			pids = append(pids, p.PID)
+			targets = append(targets, p)
 		}
 	}
-	return pids
+	signalAll(targets, sig)
+	return n + len(targets)
 }
 
 // Stop makes the host silent: its sshd and every process of its user are
@@ -223,41 +259,73 @@ func (h *Host) targets() []int {
 // the kernel, but nothing answers. Cont undoes it.
 func (h *Host) Stop() {
 	for range 2 { // again, for what forked meanwhile
-		signalAll(h.targets(), syscall.SIGSTOP)
+		h.signal(syscall.SIGSTOP)
 	}
 }
 
 // Cont continues what Stop stopped.
-func (h *Host) Cont() { signalAll(h.targets(), syscall.SIGCONT) }
+func (h *Host) Cont() { h.signal(syscall.SIGCONT) }
 
 // Kill makes the host die: its sshd, its connections' processes and every
 // process of its user are killed (SIGKILL). Nothing listens afterwards;
 // Up starts sshd again.
 func (h *Host) Kill() {
 	for range 20 {
-		pids := h.targets()
-		if len(pids) == 0 {
+		if h.signal(syscall.SIGKILL) == 0 {
 			break
 		}
-		signalAll(pids, syscall.SIGKILL)
 		time.Sleep(2 * time.Millisecond)
 	}
 	h.awaitDaemon()
+	h.awaitUnbound(0)
 }
 
 // Down takes the host's listener down, so that nothing listens at its
 // address (connections are refused). Connections already open go on; Up
 // starts sshd again.
 func (h *Host) Down() {
-	if pid, _ := h.daemon(); pid != 0 {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	if d, _ := h.daemon(); d != nil {
+		_ = d.Kill()
 	}
 	h.awaitDaemon()
+	h.awaitUnbound(downPatience)
 }
 
 func (h *Host) awaitDaemon() {
 	if _, done := h.daemon(); done != nil {
 		<-done
+	}
+}
+
+// awaitUnbound returns once no socket listens at the host's address, its
+// sshd being dead: the children it forked just before it died close their
+// copies of its socket as soon as they run. Those of its sshd processes
+// that still hold one after patience are killed; anything else is left
+// for the next start to report.
+func (h *Host) awaitUnbound(patience time.Duration) {
+	if h.Port == 0 {
+		return
+	}
+	start := time.Now()
+	for {
+		inode, err := listening(h.Addr, h.Port)
+		if err != nil || inode == 0 {
+			return
+		}
+		waited := time.Since(start)
+		if waited > patience+10*time.Second {
+			return
+		}
+		if waited >= patience {
+			var own []Proc
+			for _, p := range holders(inode) {
+				if p.sshdOwn() {
+					own = append(own, p)
+				}
+			}
+			signalAll(own, syscall.SIGKILL)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

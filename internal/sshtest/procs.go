@@ -2,6 +2,7 @@ package sshtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Proc is a process as /proc shows it.
@@ -18,6 +21,8 @@ type Proc struct {
 	State     string // R, S, T, Z, ...
 	Exe       string // the program file; "" when gone (a zombie, or exiting)
 	Cmdline   string // argv joined by spaces
+
+	start uint64 // when it started, in clock ticks since boot: with PID, who it is
 }
 
 func (p Proc) String() string {
@@ -105,28 +110,66 @@ func readProc(pid int) (Proc, bool) {
 			p.UID, _ = strconv.Atoi(f[0])
 		}
 	}
+	p.start = startTime(pid)
 	p.Exe, _ = os.Readlink(dir + "/exe")
 	cmd, _ := os.ReadFile(dir + "/cmdline")
 	p.Cmdline = string(bytes.TrimRight(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}), " "))
 	return p, p.UID >= 0
 }
 
-// tree returns root and every process descended from it, parents first.
-func tree(procs []Proc, root int) []int {
-	kids := map[int][]int{}
-	for _, p := range procs {
-		kids[p.PPID] = append(kids[p.PPID], p.PID)
+// startTime is when process pid started, in clock ticks since boot
+// (field 22 of /proc/PID/stat), 0 when it is gone.
+func startTime(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
 	}
-	out := []int{root}
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// the fields that follow are counted from the last ')', state (field
+	// 3) first.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	t, _ := strconv.ParseUint(f[19], 10, 64)
+	return t
+}
+
+// descendants returns the processes descended from root, parents first.
+func descendants(procs []Proc, root int) []Proc {
+	kids := map[int][]Proc{}
+	for _, p := range procs {
+		kids[p.PPID] = append(kids[p.PPID], p)
+	}
+	out := kids[root]
 	for i := 0; i < len(out); i++ {
-		out = append(out, kids[out[i]]...)
+		out = append(out, kids[out[i].PID]...)
 	}
 	return out
 }
 
-// signalAll sends sig to each pid; a process that is gone is no error.
-func signalAll(pids []int, sig syscall.Signal) {
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, sig)
+// signalAll sends sig to each process that is still the one read from
+// /proc: a scan of a busy machine takes a good part of a second, in which
+// a process may end and its pid be taken by another (pids come round
+// again within seconds where thousands of processes start each second).
+// The signal goes through a pidfd, opened once the process's start time
+// is seen to be the same; a process that is gone is no error.
+func signalAll(procs []Proc, sig syscall.Signal) {
+	for _, p := range procs {
+		fd, err := unix.PidfdOpen(p.PID, 0)
+		if err != nil {
+			if errors.Is(err, unix.ENOSYS) && startTime(p.PID) == p.start {
+				_ = syscall.Kill(p.PID, sig) // before Linux 5.3
+			}
+			continue
+		}
+		if startTime(p.PID) == p.start {
+			_ = unix.PidfdSendSignal(fd, sig, nil, 0)
+		}
+		unix.Close(fd)
 	}
 }

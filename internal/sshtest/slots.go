@@ -171,22 +171,22 @@ func killUser(uid int) {
 		for _, p := range procs {
 			byPID[p.PID] = p
 		}
-		var pids []int
+		var targets []Proc
 		for _, p := range procs {
 			if p.UID != uid {
 				continue
 			}
 			if p.State != "Z" {
-				pids = append(pids, p.PID)
+				targets = append(targets, p)
 			}
 			if parent, ok := byPID[p.PPID]; ok && parent.UID == 0 && parent.sshdOwn() {
-				pids = append(pids, parent.PID)
+				targets = append(targets, parent)
 			}
 		}
-		if len(pids) == 0 {
+		if len(targets) == 0 {
 			return
 		}
-		signalAll(pids, syscall.SIGKILL)
+		signalAll(targets, syscall.SIGKILL)
 		time.Sleep(5 * time.Millisecond)
 	}
 }

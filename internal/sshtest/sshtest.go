@@ -46,7 +46,8 @@ type Hosts struct {
 }
 
 // Start starts n hosts for t, in parallel, and returns once every one
-// accepts connections. Everything it made is removed when t ends: the sshd
+// listens at its address (its own sshd holds the socket there, see
+// listen.go). Everything it made is removed when t ends: the sshd
 // processes and whatever runs as the hosts' users are killed, and the
 // users' homes are emptied (the users themselves stay, for the next test).
 func Start(t TB, n int, o Options) *Hosts {
@@ -110,14 +111,22 @@ func Start(t TB, n int, o Options) *Hosts {
 	if err != nil {
 		t.Fatal(err)
 	}
+	binds := make([][]error, n)
 	for i, h := range hs.Hosts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = h.start(pub)
+			binds[i], errs[i] = h.start(pub)
 		}()
 	}
 	wg.Wait()
+	for i, h := range hs.Hosts {
+		for _, err := range binds[i] {
+			// Something took the address from under the host: the
+			// evidence, should it come to matter.
+			t.Logf("%s: %v", h.Name, err)
+		}
+	}
 	for _, err := range errs[:n] {
 		if err != nil {
 			t.Fatal(err)
