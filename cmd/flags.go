@@ -54,7 +54,7 @@ func addPipeFlags(f *pflag.FlagSet, o *Options) {
 	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block; without --pipe, the first record of each source names its columns, {name} (0: name file sources by their file names)")
 	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends")
 	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends")
-	f.BoolVar(&p.RoundRobin, "round-robin", false, "start one job per slot and deal the blocks to them as they take them")
+	f.BoolVar(&p.RoundRobin, "round-robin", false, "long-running jobs, at most one per slot: each of the first blocks starts one, the rest are dealt to them in turn")
 	f.BoolVar(&p.Tee, "tee", false, "give all of the input to every job (one job per ::: item, all at once)")
 }
 
