@@ -97,8 +97,10 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	if o.Input.Trim != nil {
 		c.trim = *o.Input.Trim
 	}
-	c.maxArgs, c.noArgs = o.Input.MaxArgs, o.Input.MaxArgs == 0 && o.changed("max-args")
-	if o.changed("max-replace-args") && c.records == nil { // in pipe mode, -N counts records
+	if c.records == nil { // in pipe mode, -n and -N count records
+		c.maxArgs, c.noArgs = o.Input.MaxArgs, o.Input.MaxArgs == 0 && o.changed("max-args")
+	}
+	if o.changed("max-replace-args") && c.records == nil {
 		// -N N is -n N; the template then repeats a word holding {} for
 		// each item.
 		if o.changed("max-args") {
@@ -167,7 +169,7 @@ func (c *Config) buildTemplate() error {
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Syntax: sx, Words: words, Shell: c.shellPath,
 		Argv: o.Xargs, Context: c.contextReplace(),
-		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
+		NoAppend:  c.records != nil && !o.Input.Pipe.Cat && !o.Input.Pipe.Fifo,
 		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.texts.workDir != nil,
 	})
 	if err := c.template.Err(); err != nil {

@@ -45,15 +45,15 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 // addPipeFlags: pipe mode, where jobs read blocks of the input on stdin.
 func addPipeFlags(f *pflag.FlagSet, o *Options) {
 	p := &o.Input.Pipe
-	f.BoolVar(&p.Pipe, "pipe", false, "cut stdin into blocks and give each to a job on its stdin (-N and -L then count records)")
+	f.BoolVar(&p.Pipe, "pipe", false, "cut stdin into blocks and give each to a job on its stdin (-N or -n, and -L, then count records)")
 	f.BoolVar(&p.PipePart, "pipepart", false, "as --pipe, for the file of -a, which jobs read a part of each without passing through fan")
 	sizeVar(f, &p.Block, "block", "blocks of about `SIZE` bytes (k, M, G: 1000s; K, M, G: 1024s; default 1M; --pipepart -N: N per job slot)")
 	optionalStringVar(f, &p.RecStart, "recstart", "records start with `STR` (blocks are cut before it)")
 	optionalStringVar(f, &p.RecEnd, "recend", "records end with `STR` (default \\n; blocks are cut after it)")
 	f.BoolVar(&p.Regexp, "regexp", false, "--recstart and --recend are regular expressions")
 	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block; without --pipe, the first record of each source names its columns, {name} (0: name file sources by their file names)")
-	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends")
-	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends")
+	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends (appended if the command has no {}; implies --pipe)")
+	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends (appended if the command has no {}; implies --pipe)")
 	f.BoolVar(&p.RoundRobin, "round-robin", false, "long-running jobs, at most one per slot: each of the first blocks starts one, the rest are dealt to them in turn")
 	f.BoolVar(&p.Tee, "tee", false, "give all of the input to every job (one job per ::: item, all at once)")
 }

@@ -25,7 +25,7 @@ type intake interface {
 func (c *Config) checkPipe() error {
 	p := &c.Input.Pipe
 	if !p.on() {
-		for _, f := range []string{"block", "recstart", "recend", "regexp", "cat", "fifo", "round-robin", "tee"} {
+		for _, f := range []string{"block", "recstart", "recend", "regexp", "round-robin", "tee"} {
 			if c.flagSet(f) {
 				return usageErrorf("--%s is a flag of pipe mode (add --pipe)", f)
 			}
@@ -33,7 +33,7 @@ func (c *Config) checkPipe() error {
 		return nil
 	}
 	refuse := map[string]string{
-		"xargs": "--xargs", "max-args": "-n", "context-replace": "-X", "multi-args": "-m",
+		"xargs": "--xargs", "context-replace": "-X", "multi-args": "-m",
 		"max-chars": "-s", "colsep": "--colsep", "link": "--link", "eof": "-E", "no-run-if-empty": "-r",
 		"delimiter": "-d", "resume": "--resume", "resume-failed": "--resume-failed",
 	}
@@ -71,7 +71,15 @@ func (c *Config) checkPipe() error {
 	} else if len(c.Input.Sources) > 0 {
 		return usageErrorf("--pipe takes its input on stdin (or -a FILE), not from ::: or :::: (with --tee, each ::: item gets all of it)")
 	}
-	rec := input.Records{Regexp: p.Regexp, Header: p.Header, Null: c.Input.Null, N: c.Input.MaxReplace, L: c.Input.MaxLines}
+	// -n is -N here, as in GNU parallel: both count records.
+	n := c.Input.MaxReplace
+	if c.flagSet("max-args") {
+		if c.flagSet("max-replace-args") {
+			return usageErrorf("-n and -N cannot be used together (pick one; with --pipe both count records)")
+		}
+		n = c.Input.MaxArgs
+	}
+	rec := input.Records{Regexp: p.Regexp, Header: p.Header, Null: c.Input.Null, N: n, L: c.Input.MaxLines}
 	if p.RecStart != nil {
 		rec.Start, rec.StartSet = *p.RecStart, true
 	}
