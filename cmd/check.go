@@ -26,19 +26,21 @@ type Config struct {
 	replace    string             // -I, unless under --xargs a later -n or -L cancels it
 	lineBuffer bool               // --line-buffer, unless job output goes to --results rows
 	template   *runner.Template
-	pack       *packSpec        // nil unless items are packed (--xargs, -X, -m, -L, -s)
-	records    *input.Records   // pipe mode's records; nil in argument mode
-	remote     *remoteSpec      // the hosts of -S; nil without
-	sem        *semSpec         // --semaphore; nil without
-	shard      input.Shard      // --shard, resolved
-	procfile   *runner.ProcFile // -j FILE; nil without
-	auto       *autoSpec        // -j auto; nil without
-	counts     *runner.Counts   // the numbers of --plus's {##}, {0#} and {0%}
-	colsep     *regexp.Regexp   // --colsep, or a tab with --header in argument mode
-	names      map[string]int   // the columns --header named, and their numbers
-	columns    []string         // the names --header read, column n's at n-1
-	shellPath  string           // the shell of jobs that need one
-	texts      texts            // the other texts rendered per job, parsed
+	pack       *packSpec          // nil unless items are packed (--xargs, -X, -m, -L, -s)
+	records    *input.Records     // pipe mode's records; nil in argument mode
+	pipeFiles  []string           // the files pipe mode reads instead of stdin: -a's (and ::::'s with --pipepart)
+	teeItems   []input.SourceSpec // --tee's sources of items (::: and, without --pipepart, ::::)
+	remote     *remoteSpec        // the hosts of -S; nil without
+	sem        *semSpec           // --semaphore; nil without
+	shard      input.Shard        // --shard, resolved
+	procfile   *runner.ProcFile   // -j FILE; nil without
+	auto       *autoSpec          // -j auto; nil without
+	counts     *runner.Counts     // the numbers of --plus's {##}, {0#} and {0%}
+	colsep     *regexp.Regexp     // --colsep, or a tab with --header in argument mode
+	names      map[string]int     // the columns --header named, and their numbers
+	columns    []string           // the names --header read, column n's at n-1
+	shellPath  string             // the shell of jobs that need one
+	texts      texts              // the other texts rendered per job, parsed
 	functions  map[string]bool
 	// signals are the run's, caught since the command line was read
 	// (catchSignals): set by RunE whenever run is reached; nil for

@@ -46,7 +46,7 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 func addPipeFlags(f *pflag.FlagSet, o *Options) {
 	p := &o.Input.Pipe
 	f.BoolVar(&p.Pipe, "pipe", false, "cut stdin into blocks and give each to a job on its stdin (-N or -n, and -L, then count records)")
-	f.BoolVar(&p.PipePart, "pipepart", false, "as --pipe, for the file of -a, which jobs read a part of each without passing through fan")
+	f.BoolVar(&p.PipePart, "pipepart", false, "as --pipe, for the files of -a (or ::::), which jobs read a part of each without passing through fan")
 	sizeVar(f, &p.Block, "block", "blocks of about `SIZE` bytes (k, M, G: 1000s; K, M, G: 1024s; default 1M; --pipepart -N: N per job slot)")
 	optionalStringVar(f, &p.RecStart, "recstart", "records start with `STR` (blocks are cut before it)")
 	optionalStringVar(f, &p.RecEnd, "recend", "records end with `STR` (default \\n; blocks are cut after it)")
