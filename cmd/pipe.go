@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -169,6 +170,7 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 		closeIn()
 		return nil, nil, usageErrorf("--block: %v", err)
 	}
+	blocks.OnGrow = c.warnGrown()
 	if p.RoundRobin {
 		if slots <= 0 {
 			closeIn()
@@ -178,6 +180,24 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, Offset: &counted.Offset, DryRun: c.Runner.DryRun}, closeIn, nil
 	}
 	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read, Bytes: &counted.Bytes, Offset: &counted.Offset}, closeIn, nil
+}
+
+// warnGrown returns the BlockSplitter's OnGrow: the first time a record
+// is longer than the block, a line says so, as GNU parallel warns
+// (which it does at every growth); it says nothing with -N, whose blocks
+// are N records whatever --block is.
+func (c *Config) warnGrown() func(from, to int64) {
+	if c.records.N > 0 {
+		return nil
+	}
+	var once sync.Once
+	return func(from, _ int64) {
+		once.Do(func() {
+			if c.warn != nil {
+				c.warn(fmt.Sprintf("fan: a record was longer than the block size (%s), so blocks grow to hold such records (give a larger --block)", input.SizeText(from)))
+			}
+		})
+	}
 }
 
 // teeIntake is the input stage of --tee: the items of the ::: lists, each
