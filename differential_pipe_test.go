@@ -50,6 +50,9 @@ var pipeCases = []diffCase{
 	{name: "cat-appended", args: []string{"-k", "--pipe", "-N3", "--cat", "cat"}, stdin: seqLines(10)},
 	{name: "fifo-appended", args: []string{"-k", "--pipe", "-N3", "--fifo", "wc -l <"}, stdin: seqLines(10)},
 	{name: "cat-implies-pipe", args: []string{"-k", "-N3", "--cat", "wc -l < {}"}, stdin: seqLines(10)},
+	{name: "cat-replace-I", args: []string{"-k", "--pipe", "-N3", "-I", "XX", "--cat", "wc -l < XX; echo [{}]"}, stdin: seqLines(10)},
+	// --plus's {##} needs the number of jobs: refused in pipe mode.
+	{name: "plus-total-refused", args: []string{"--pipe", "--plus", "echo {##}"}, stdin: seqLines(3)},
 	// --tee: nothing appended; every job gets all of the input.
 	{name: "tee-not-appended", args: []string{"-k", "--pipe", "--tee", "wc -l", ":::", "a", "b"}, stdin: seqLines(10)},
 	// --round-robin: a job per block until -j have started, each with the

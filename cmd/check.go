@@ -140,6 +140,8 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		if err := c.checkPacking(); err != nil {
 			return nil, err
 		}
+	} else {
+		c.replace = o.Runner.Replace // -I names {} in pipe mode too
 	}
 	c.shellPath, c.functions = shell, functions
 	if err := c.checkSemaphore(); err != nil {
@@ -150,6 +152,11 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	}
 	if err := c.buildTemplate(); err != nil {
 		return nil, err
+	}
+	if c.records != nil && c.counts.NeedsTotal() {
+		// GNU parallel refuses it too: the blocks are counted only once
+		// the input has ended, and it is not read ahead whole.
+		return nil, usageErrorf("{##} and {0#} need the number of jobs, which pipe mode knows only once its input has ended (use {#}, the job's number)")
 	}
 	if d := o.Output.Display; d.Bar && d.NoBar {
 		return nil, usageErrorf("--bar and --no-bar cannot be used together (pick one)")
