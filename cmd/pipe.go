@@ -37,7 +37,7 @@ func (c *Config) checkPipe() error {
 	refuse := map[string]string{
 		"xargs": "--xargs", "context-replace": "-X", "multi-args": "-m",
 		"max-chars": "-s", "colsep": "--colsep", "link": "--link", "eof": "-E", "no-run-if-empty": "-r",
-		"delimiter": "-d", "resume": "--resume", "resume-failed": "--resume-failed",
+		"delimiter": "-d", "resume": "--resume", "resume-failed": "--resume-failed", "shuf": "--shuf",
 	}
 	for name, flag := range refuse {
 		if c.flagSet(name) {
