@@ -37,7 +37,7 @@ func (c *Config) checkPipe() error {
 	refuse := map[string]string{
 		"xargs": "--xargs", "context-replace": "-X", "multi-args": "-m",
 		"max-chars": "-s", "colsep": "--colsep", "link": "--link", "eof": "-E", "no-run-if-empty": "-r",
-		"delimiter": "-d", "resume": "--resume", "resume-failed": "--resume-failed", "shuf": "--shuf",
+		"delimiter": "-d", "shuf": "--shuf",
 	}
 	for name, flag := range refuse {
 		if c.flagSet(name) {
@@ -53,6 +53,8 @@ func (c *Config) checkPipe() error {
 		return usageErrorf("--tee gives all of the input to every job, so it does not go with --round-robin")
 	case (p.Tee || p.RoundRobin) && c.Runner.Retries > 1:
 		return usageErrorf("--retries cannot run a job of --tee or --round-robin again: its input went by (drop --retries)")
+	case (p.Tee || p.RoundRobin) && (c.Output.Resume || c.Output.ResumeFailed):
+		return usageErrorf("--resume and --resume-failed cannot pick out the jobs of --tee or --round-robin: they share the input as it goes by (run them all again)")
 	case p.Block < 0 && !p.PipePart:
 		return usageErrorf("--block: a negative size (N blocks per job slot) goes with --pipepart only (give a size, e.g. --block 10M)")
 	}
