@@ -21,7 +21,7 @@ import (
 //   - the names {} gets under --cat and --fifo, and --files' names: both
 //     are temporary files, named differently.
 //   - the joblog's Send column under --pipepart: GNU parallel writes 0,
-//     fan the bytes the job was given.
+//     fan the bytes the job was given (under --pipe both write those).
 //   - how --round-robin deals blocks once every job has started: "at
 //     random" in GNU parallel's words, so only cases where each job gets
 //     one block are compared.
@@ -68,6 +68,8 @@ var pipeCases = []diffCase{
 	{name: "pipepart-tee", args: []string{"-k", "--pipepart", "--tee", "-a", "lines.txt", "echo {}; wc -l", ":::", "a", "b"}},
 	{name: "pipepart-fifo", args: []string{"-k", "--pipepart", "--block", "300", "-a", "lines.txt", "--fifo", "cat {} | wc -l"}},
 	{name: "pipepart-regexp-recend", args: []string{"-k", "--pipepart", "-a", "ten.txt", "--block", "2", "--regexp", "--recend", "3\\n", "echo ={#}=; cat"}},
+	// The joblog: Send is the block's bytes, Receive the job's output.
+	{name: "joblog", joblog: true, args: []string{"-k", "-j1", "--joblog", "-", "--pipe", "--block", "1111", "wc"}, stdin: seqLines(1000)},
 	// --halt and the exit status of piped jobs.
 	{name: "halt-now-fail", args: []string{"-k", "-j1", "--pipe", "-N2", "--halt", "now,fail=1", "read x; cat >/dev/null; echo $x; [ $x -lt 5 ]"}, stdin: seqLines(10)},
 }
