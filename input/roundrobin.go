@@ -87,7 +87,7 @@ func (rr *RoundRobin) send(out chan<- Item, first *Block) bool {
 		rr.mu.Unlock()
 		return false
 	}
-	d := &dealt{rr: rr, first: first, in: make(chan *Block, 1), starting: true}
+	d := &dealt{rr: rr, first: first, in: make(chan *Block, 1), starting: true, sent: time.Now()}
 	rr.jobs = append(rr.jobs, d)
 	rr.left++
 	seq := len(rr.jobs)
@@ -99,6 +99,12 @@ func (rr *RoundRobin) send(out chan<- Item, first *Block) bool {
 	return true
 }
 
+// startGrace is how long a block waits for a job that is still starting
+// (its process being made) before it may go to one that runs: long
+// enough for a start on a busy machine, short enough that a job the
+// pool cannot start yet (a lowered -j, a --load gate) holds nothing up.
+const startGrace = 200 * time.Millisecond
+
 // deal gives b to the next job in turn with room for it, waiting for
 // one. Once ctx has ended (a drain), it waits only a moment, then drops
 // b and returns ctx's error.
@@ -106,7 +112,7 @@ func (rr *RoundRobin) deal(ctx context.Context, b *Block) error {
 	var late <-chan time.Time
 	done := ctx.Done()
 	for {
-		dealt, gone := rr.offer(b)
+		dealt, gone, wait := rr.offer(b)
 		switch {
 		case dealt:
 			return nil
@@ -119,8 +125,13 @@ func (rr *RoundRobin) deal(ctx context.Context, b *Block) error {
 		if late == nil && ctx.Err() != nil {
 			late, done = time.After(stopWait), nil
 		}
+		var again <-chan time.Time
+		if wait > 0 {
+			again = time.After(wait)
+		}
 		select {
 		case <-rr.taken:
+		case <-again:
 		case <-done: // look once more, then wait only a moment
 		case <-late:
 			b.Release()
@@ -131,14 +142,15 @@ func (rr *RoundRobin) deal(ctx context.Context, b *Block) error {
 
 // offer gives b to the next job in turn that has room for it (its last
 // block taken), and says whether one had; or says gone: all Jobs have
-// started, and every one has ended. While a job is still starting, b
-// waits for it, rather than go to those that started first.
-func (rr *RoundRobin) offer(b *Block) (dealt, gone bool) {
+// started, and every one has ended. While a job is starting, for up to
+// startGrace, b waits for it rather than go to those that started
+// first: offer then says how long to wait before offering again.
+func (rr *RoundRobin) offer(b *Block) (dealt, gone bool, wait time.Duration) {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
 	for _, j := range rr.jobs {
-		if j.starting {
-			return false, false
+		if left := startGrace - time.Since(j.sent); j.starting && left > 0 {
+			return false, false, left
 		}
 	}
 	for i := range rr.jobs {
@@ -150,11 +162,11 @@ func (rr *RoundRobin) offer(b *Block) (dealt, gone bool) {
 		select {
 		case j.in <- b:
 			rr.next = at + 1
-			return true, false
+			return true, false, 0
 		default:
 		}
 	}
-	return false, rr.left == 0 && len(rr.jobs) >= rr.Jobs
+	return false, rr.left == 0 && len(rr.jobs) >= rr.Jobs, 0
 }
 
 // endInput tells every job that there are no more blocks.
@@ -183,6 +195,7 @@ type dealt struct {
 	// starting: the job has neither begun to take its input nor ended;
 	// ended: it takes no more. Both guarded by rr.mu.
 	starting, ended bool
+	sent            time.Time // when the job was sent to be started
 	done            sync.Once
 }
 
