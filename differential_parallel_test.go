@@ -27,6 +27,9 @@ type diffCase struct {
 	// rows masks the Starttime and JobRuntime of --results rows on stdout
 	// (-.csv, -.tsv, -.json): times differ from run to run.
 	rows bool
+	// joblog masks the Starttime and JobRuntime of --joblog - lines on
+	// stdout.
+	joblog bool
 	// anyStatus compares stdout alone, where the exit statuses differ on
 	// purpose (the case says why).
 	anyStatus bool
@@ -242,6 +245,9 @@ func diffWithParallel(t *testing.T, cases []diffCase, files map[string]string) {
 			if c.rows {
 				fout, pout = maskTimes(fout), maskTimes(pout)
 			}
+			if c.joblog {
+				fout, pout = maskJoblog(fout), maskJoblog(pout)
+			}
 			if fout != pout {
 				t.Errorf("fan %q\nstdout:\n%q\nGNU parallel:\n%q", args, fout, pout)
 			}
@@ -269,6 +275,14 @@ var rowTimes = regexp.MustCompile(`(?m)^(\d+[,\t]:[,\t])\d+\.\d{3}([,\t])\d+\.\d
 // maskTimes replaces the times of --results rows with T and R.
 func maskTimes(s string) string {
 	return rowTimes.ReplaceAllString(s, "${1}${3}T${2}${4}R")
+}
+
+// joblogTimes matches the Starttime and JobRuntime of a joblog line.
+var joblogTimes = regexp.MustCompile(`(?m)^(\d+\t[^\t]*\t)\d+\.\d+\t *\d+\.\d+\t`)
+
+// maskJoblog replaces the times of joblog lines with T and R.
+func maskJoblog(s string) string {
+	return joblogTimes.ReplaceAllString(s, "${1}T\tR\t")
 }
 
 func sortLines(s string) string {

@@ -26,19 +26,21 @@ type Config struct {
 	replace    string             // -I, unless under --xargs a later -n or -L cancels it
 	lineBuffer bool               // --line-buffer, unless job output goes to --results rows
 	template   *runner.Template
-	pack       *packSpec        // nil unless items are packed (--xargs, -X, -m, -L, -s)
-	records    *input.Records   // pipe mode's records; nil in argument mode
-	remote     *remoteSpec      // the hosts of -S; nil without
-	sem        *semSpec         // --semaphore; nil without
-	shard      input.Shard      // --shard, resolved
-	procfile   *runner.ProcFile // -j FILE; nil without
-	auto       *autoSpec        // -j auto; nil without
-	counts     *runner.Counts   // the numbers of --plus's {##}, {0#} and {0%}
-	colsep     *regexp.Regexp   // --colsep, or a tab with --header in argument mode
-	names      map[string]int   // the columns --header named, and their numbers
-	columns    []string         // the names --header read, column n's at n-1
-	shellPath  string           // the shell of jobs that need one
-	texts      texts            // the other texts rendered per job, parsed
+	pack       *packSpec          // nil unless items are packed (--xargs, -X, -m, -L, -s)
+	records    *input.Records     // pipe mode's records; nil in argument mode
+	pipeFiles  []string           // the files pipe mode reads instead of stdin: -a's (and ::::'s with --pipepart)
+	teeItems   []input.SourceSpec // --tee's sources of items (::: and, without --pipepart, ::::)
+	remote     *remoteSpec        // the hosts of -S; nil without
+	sem        *semSpec           // --semaphore; nil without
+	shard      input.Shard        // --shard, resolved
+	procfile   *runner.ProcFile   // -j FILE; nil without
+	auto       *autoSpec          // -j auto; nil without
+	counts     *runner.Counts     // the numbers of --plus's {##}, {0#} and {0%}
+	colsep     *regexp.Regexp     // --colsep, or a tab with --header in argument mode
+	names      map[string]int     // the columns --header named, and their numbers
+	columns    []string           // the names --header read, column n's at n-1
+	shellPath  string             // the shell of jobs that need one
+	texts      texts              // the other texts rendered per job, parsed
 	functions  map[string]bool
 	// signals are the run's, caught since the command line was read
 	// (catchSignals): set by RunE whenever run is reached; nil for
@@ -97,8 +99,10 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	if o.Input.Trim != nil {
 		c.trim = *o.Input.Trim
 	}
-	c.maxArgs, c.noArgs = o.Input.MaxArgs, o.Input.MaxArgs == 0 && o.changed("max-args")
-	if o.changed("max-replace-args") && c.records == nil { // in pipe mode, -N counts records
+	if c.records == nil { // in pipe mode, -n and -N count records
+		c.maxArgs, c.noArgs = o.Input.MaxArgs, o.Input.MaxArgs == 0 && o.changed("max-args")
+	}
+	if o.changed("max-replace-args") && c.records == nil {
 		// -N N is -n N; the template then repeats a word holding {} for
 		// each item.
 		if o.changed("max-args") {
@@ -136,6 +140,8 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 		if err := c.checkPacking(); err != nil {
 			return nil, err
 		}
+	} else {
+		c.replace = o.Runner.Replace // -I names {} in pipe mode too
 	}
 	c.shellPath, c.functions = shell, functions
 	if err := c.checkSemaphore(); err != nil {
@@ -146,6 +152,11 @@ func check(o *Options, streams Streams, env Env, set func(name string) bool) (*C
 	}
 	if err := c.buildTemplate(); err != nil {
 		return nil, err
+	}
+	if c.records != nil && c.counts.NeedsTotal() {
+		// GNU parallel refuses it too: the blocks are counted only once
+		// the input has ended, and it is not read ahead whole.
+		return nil, usageErrorf("{##} and {0#} need the number of jobs, which pipe mode knows only once its input has ended (use {#}, the job's number)")
 	}
 	if d := o.Output.Display; d.Bar && d.NoBar {
 		return nil, usageErrorf("--bar and --no-bar cannot be used together (pick one)")
@@ -167,7 +178,7 @@ func (c *Config) buildTemplate() error {
 	c.template = runner.NewTemplate(runner.TemplateOptions{
 		Syntax: sx, Words: words, Shell: c.shellPath,
 		Argv: o.Xargs, Context: c.contextReplace(),
-		NoAppend:  c.records != nil && !o.Input.Pipe.Tee,
+		NoAppend:  c.records != nil && !o.Input.Pipe.Cat && !o.Input.Pipe.Fifo,
 		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.texts.workDir != nil,
 	})
 	if err := c.template.Err(); err != nil {

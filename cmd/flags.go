@@ -33,8 +33,8 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 	regexpVarP(f, &o.Input.Colsep, "colsep", "C", "split each item into columns {1} {2} ... at `REGEX` (and trim them: see --trim)")
 	trimVar(f, &o.Input.Trim, "trim", "trim white space off each argument: `HOW` is n (none), l (left), r (right) or lr (both; the default with --colsep)")
 	f.BoolVarP(&o.Input.NoRunIfEmpty, "no-run-if-empty", "r", false, "skip items that are empty or only blanks")
-	intVarP(f, &o.Input.MaxArgs, "max-args", "n", 0, "--max-args: %d is negative (try -n 2)", "put up to `N` items in each job ({} is all, {1}..{N} each; 0: one item per job, not passed)")
-	intVarP(f, &o.Input.MaxReplace, "max-replace-args", "N", 0, "--max-replace-args: %d is negative (try -N 2)", "as -n `N`, and a word holding {} beside other text is repeated for each item, as with -X")
+	countVarP(f, &o.Input.MaxArgs, "max-args", "n", 0, "--max-args: %d is negative (try -n 2)", "put up to `N` items in each job ({} is all, {1}..{N} each; 0: one item per job, not passed)")
+	countVarP(f, &o.Input.MaxReplace, "max-replace-args", "N", 0, "--max-replace-args: %d is negative (try -N 2)", "as -n `N`, and a word holding {} beside other text is repeated for each item, as with -X")
 	f.StringVar(&o.Input.ArgSep, "arg-sep", ":::", "start a list of items with `SEP` instead of :::")
 	f.StringVar(&o.Input.ArgFileSep, "arg-file-sep", "::::", "start a list of input files with `SEP` instead of ::::")
 	f.BoolVar(&o.Input.Link, "link", false, "zip several input sources instead of combining every item of each")
@@ -45,16 +45,16 @@ func addInputFlags(f *pflag.FlagSet, o *Options) {
 // addPipeFlags: pipe mode, where jobs read blocks of the input on stdin.
 func addPipeFlags(f *pflag.FlagSet, o *Options) {
 	p := &o.Input.Pipe
-	f.BoolVar(&p.Pipe, "pipe", false, "cut stdin into blocks and give each to a job on its stdin (-N and -L then count records)")
-	f.BoolVar(&p.PipePart, "pipepart", false, "as --pipe, for the file of -a, which jobs read a part of each without passing through fan")
+	f.BoolVar(&p.Pipe, "pipe", false, "cut stdin into blocks and give each to a job on its stdin (-N or -n, and -L, then count records)")
+	f.BoolVar(&p.PipePart, "pipepart", false, "as --pipe, for the files of -a (or ::::), which jobs read a part of each without passing through fan")
 	sizeVar(f, &p.Block, "block", "blocks of about `SIZE` bytes (k, M, G: 1000s; K, M, G: 1024s; default 1M; --pipepart -N: N per job slot)")
 	optionalStringVar(f, &p.RecStart, "recstart", "records start with `STR` (blocks are cut before it)")
 	optionalStringVar(f, &p.RecEnd, "recend", "records end with `STR` (default \\n; blocks are cut after it)")
 	f.BoolVar(&p.Regexp, "regexp", false, "--recstart and --recend are regular expressions")
 	f.StringVar(&p.Header, "header", "", "the input starts with a header matching `REGEX` (: is one line), repeated at the start of every block; without --pipe, the first record of each source names its columns, {name} (0: name file sources by their file names)")
-	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends")
-	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends")
-	f.BoolVar(&p.RoundRobin, "round-robin", false, "start one job per slot and deal the blocks to them as they take them")
+	f.BoolVar(&p.Cat, "cat", false, "{} names a temporary file holding the block, removed when the job ends (appended if the command has no {}; implies --pipe)")
+	f.BoolVar(&p.Fifo, "fifo", false, "{} names a temporary FIFO the block is written into, removed when the job ends (appended if the command has no {}; implies --pipe)")
+	f.BoolVar(&p.RoundRobin, "round-robin", false, "long-running jobs, at most one per slot: each of the first blocks starts one, the rest are dealt to them in turn")
 	f.BoolVar(&p.Tee, "tee", false, "give all of the input to every job (one job per ::: item, all at once)")
 }
 
@@ -137,8 +137,8 @@ func addXargsFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&o.Xargs, "xargs", false, "be GNU xargs: split input on blanks with its quoting, pack items, exec without a shell, its exit codes (default -P 1)")
 	f.BoolVarP(&o.Input.PackContext, "context-replace", "X", false, "put as many items in each job as fit (the last spread over the job slots); a word holding {} is repeated for each")
 	f.BoolVarP(&o.Input.PackMulti, "multi-args", "m", false, "put as many items in each job as fit (the last spread over the job slots); {} is all of them")
-	intVarP(f, &o.Input.MaxLines, "max-lines", "L", 0, "--max-lines: %d is negative (try -L 1)", "put `N` input lines in each job (a line ending with a blank goes on with the next)")
-	intVarP(f, &o.Input.MaxChars, "max-chars", "s", 1, "--max-chars: %d is not a size (try -s 4096)", "limit each command line to `N` characters")
+	countVarP(f, &o.Input.MaxLines, "max-lines", "L", 0, "--max-lines: %d is negative (try -L 1)", "put `N` input lines in each job (a line ending with a blank goes on with the next)")
+	countVarP(f, &o.Input.MaxChars, "max-chars", "s", 1, "--max-chars: %d is not a size (try -s 4096)", "limit each command line to `N` characters")
 	f.BoolVarP(&o.Input.Exact, "exit", "x", false, "fail when the items -n or -L put in a job do not fit in -s")
 	f.StringVarP(&o.Input.EOF, "eof", "E", "", "input ends at an item equal to `STR` (it and the rest do not run)")
 	f.StringVar(&o.Runner.ProcessSlotVar, "process-slot-var", "", "set the environment variable `NAME` to the job's slot, counted from 0")

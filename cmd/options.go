@@ -90,8 +90,9 @@ type PipeOptions struct {
 	Tee        bool    // --tee: every job gets all of the input
 }
 
-// on reports whether pipe mode is asked for.
-func (p *PipeOptions) on() bool { return p.Pipe || p.PipePart }
+// on reports whether pipe mode is asked for: --cat and --fifo ask for it
+// too, as in GNU parallel (they have no meaning without it).
+func (p *PipeOptions) on() bool { return p.Pipe || p.PipePart || p.Cat || p.Fifo }
 
 // RunnerOptions are the flags of the runner stage: how each job's command
 // is built, and how many jobs run, timed, retried and stopped.

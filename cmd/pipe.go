@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fan-run/fan/input"
 	"github.com/fan-run/fan/output"
@@ -25,7 +27,7 @@ type intake interface {
 func (c *Config) checkPipe() error {
 	p := &c.Input.Pipe
 	if !p.on() {
-		for _, f := range []string{"block", "recstart", "recend", "regexp", "cat", "fifo", "round-robin", "tee"} {
+		for _, f := range []string{"block", "recstart", "recend", "regexp", "round-robin", "tee"} {
 			if c.flagSet(f) {
 				return usageErrorf("--%s is a flag of pipe mode (add --pipe)", f)
 			}
@@ -33,9 +35,9 @@ func (c *Config) checkPipe() error {
 		return nil
 	}
 	refuse := map[string]string{
-		"xargs": "--xargs", "max-args": "-n", "context-replace": "-X", "multi-args": "-m",
+		"xargs": "--xargs", "context-replace": "-X", "multi-args": "-m",
 		"max-chars": "-s", "colsep": "--colsep", "link": "--link", "eof": "-E", "no-run-if-empty": "-r",
-		"delimiter": "-d", "resume": "--resume", "resume-failed": "--resume-failed",
+		"delimiter": "-d", "shuf": "--shuf",
 	}
 	for name, flag := range refuse {
 		if c.flagSet(name) {
@@ -47,31 +49,27 @@ func (c *Config) checkPipe() error {
 		return usageErrorf("--cat and --fifo cannot be used together (pick one)")
 	case p.RoundRobin && (p.Cat || p.Fifo):
 		return usageErrorf("--round-robin gives each job many blocks on its stdin, so it does not go with --cat or --fifo")
-	case p.Tee && (p.RoundRobin || p.PipePart):
-		return usageErrorf("--tee gives all of the input to every job, so it does not go with --round-robin or --pipepart")
+	case p.Tee && p.RoundRobin:
+		return usageErrorf("--tee gives all of the input to every job, so it does not go with --round-robin")
 	case (p.Tee || p.RoundRobin) && c.Runner.Retries > 1:
 		return usageErrorf("--retries cannot run a job of --tee or --round-robin again: its input went by (drop --retries)")
+	case (p.Tee || p.RoundRobin) && (c.Output.Resume || c.Output.ResumeFailed):
+		return usageErrorf("--resume and --resume-failed cannot pick out the jobs of --tee or --round-robin: they share the input as it goes by (run them all again)")
 	case p.Block < 0 && !p.PipePart:
 		return usageErrorf("--block: a negative size (N blocks per job slot) goes with --pipepart only (give a size, e.g. --block 10M)")
 	}
-	if p.PipePart {
-		if len(c.Input.ArgFiles) != 1 || len(c.Input.Sources) > 0 {
-			return usageErrorf("--pipepart cuts one file: give it with -a FILE (and no ::: or ::::)")
-		}
-		if c.Input.ArgFiles[0] == "-" {
-			return usageErrorf("--pipepart needs a file it can seek in, not stdin (use --pipe for a stream)")
-		}
-	} else if len(c.Input.ArgFiles) > 1 {
-		return usageErrorf("--pipe reads one input: give at most one -a FILE")
+	if err := c.checkPipeFiles(); err != nil {
+		return err
 	}
-	if p.Tee {
-		if len(c.Input.Sources) == 0 {
-			return usageErrorf("--tee runs one job per ::: item, each given all of the input: give the items (e.g. ::: a b)")
+	// -n is -N here, as in GNU parallel: both count records.
+	n := c.Input.MaxReplace
+	if c.flagSet("max-args") {
+		if c.flagSet("max-replace-args") {
+			return usageErrorf("-n and -N cannot be used together (pick one; with --pipe both count records)")
 		}
-	} else if len(c.Input.Sources) > 0 {
-		return usageErrorf("--pipe takes its input on stdin (or -a FILE), not from ::: or :::: (with --tee, each ::: item gets all of it)")
+		n = c.Input.MaxArgs
 	}
-	rec := input.Records{Regexp: p.Regexp, Header: p.Header, Null: c.Input.Null, N: c.Input.MaxReplace, L: c.Input.MaxLines}
+	rec := input.Records{Regexp: p.Regexp, Header: p.Header, Null: c.Input.Null, N: n, L: c.Input.MaxLines}
 	if p.RecStart != nil {
 		rec.Start, rec.StartSet = *p.RecStart, true
 	}
@@ -82,6 +80,47 @@ func (c *Config) checkPipe() error {
 		return usageErrorf("%v", err)
 	}
 	c.records = &rec
+	return nil
+}
+
+// checkPipeFiles sorts out what pipe mode reads: --pipe reads stdin, or
+// one -a file; --pipepart cuts the files of -a and ::::, each a file it
+// can seek in (GNU parallel takes both); --tee's jobs are the items of
+// the ::: sources (and ::::'s, without --pipepart).
+func (c *Config) checkPipeFiles() error {
+	p := &c.Input.Pipe
+	files, items := c.Input.ArgFiles, c.Input.Sources
+	if p.PipePart {
+		files, items = slices.Clone(files), nil
+		for _, s := range c.Input.Sources {
+			if s.List == nil {
+				files = append(files, s.File)
+			} else {
+				items = append(items, s)
+			}
+		}
+		switch {
+		case len(files) == 0:
+			return usageErrorf("--pipepart cuts files: give them with -a FILE or :::: FILE")
+		case slices.Contains(files, "-"):
+			return usageErrorf("--pipepart needs a file it can seek in, not stdin (use --pipe for a stream)")
+		case p.Tee && len(files) > 1:
+			return usageErrorf("--pipepart --tee gives one file to every job: give one -a FILE")
+		}
+	} else if len(files) > 1 {
+		return usageErrorf("--pipe reads one input: give at most one -a FILE")
+	}
+	if p.Tee {
+		if len(items) == 0 {
+			return usageErrorf("--tee runs one job per ::: item, each given all of the input: give the items (e.g. ::: a b)")
+		}
+	} else if len(items) > 0 {
+		if p.PipePart {
+			return usageErrorf("--pipepart cuts the files of -a and ::::, and takes no ::: items (but with --tee)")
+		}
+		return usageErrorf("--pipe takes its input on stdin (or -a FILE), not from ::: or :::: (with --tee, each ::: item gets all of it)")
+	}
+	c.pipeFiles, c.teeItems = files, items
 	return nil
 }
 
@@ -112,18 +151,14 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 	if slots > b.Jobs || slots == 0 && p.Tee {
 		slots, limit = b.Jobs, b.LimitedBy
 	}
+	if p.PipePart && !p.Tee {
+		return partReader(c, counted, slots)
+	}
 	in, closeIn := c.Streams.In, func() {}
-	if len(c.Input.ArgFiles) == 1 && c.Input.ArgFiles[0] != "-" {
-		if st, err := os.Stat(c.Input.ArgFiles[0]); p.PipePart && err == nil && !st.Mode().IsRegular() {
-			// Before opening it: opening a FIFO waits for a writer.
-			return nil, nil, notSeekable(c.Input.ArgFiles[0])
-		}
-		f, err := input.OpenFile(c.Input.ArgFiles[0])
+	if len(c.pipeFiles) == 1 && c.pipeFiles[0] != "-" {
+		f, err := input.OpenFile(c.pipeFiles[0])
 		if err != nil {
 			return nil, nil, &inputError{err}
-		}
-		if p.PipePart {
-			return partReader(c, f, counted, slots)
 		}
 		in, closeIn = f, func() { f.Close() }
 	}
@@ -137,6 +172,7 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 		closeIn()
 		return nil, nil, usageErrorf("--block: %v", err)
 	}
+	blocks.OnGrow = c.warnGrown()
 	if p.RoundRobin {
 		if slots <= 0 {
 			closeIn()
@@ -146,6 +182,24 @@ func openPipe(c *Config, counted *output.Intake, b runner.Budget) (intake, func(
 		return &input.RoundRobin{Blocks: blocks, Gate: gate, Jobs: slots, Count: &counted.Read, Offset: &counted.Offset, DryRun: c.Runner.DryRun}, closeIn, nil
 	}
 	return &input.PipeReader{Blocks: blocks, Gate: gate, Count: &counted.Read, Bytes: &counted.Bytes, Offset: &counted.Offset}, closeIn, nil
+}
+
+// warnGrown returns the BlockSplitter's OnGrow: the first time a record
+// is longer than the block, a line says so, as GNU parallel warns
+// (which it does at every growth); it says nothing with -N, whose blocks
+// are N records whatever --block is.
+func (c *Config) warnGrown() func(from, to int64) {
+	if c.records.N > 0 {
+		return nil
+	}
+	var once sync.Once
+	return func(from, _ int64) {
+		once.Do(func() {
+			if c.warn != nil {
+				c.warn(fmt.Sprintf("fan: a record was longer than the block size (%s), so blocks grow to hold such records (give a larger --block)", input.SizeText(from)))
+			}
+		})
+	}
 }
 
 // teeIntake is the input stage of --tee: the items of the ::: lists, each
@@ -159,12 +213,16 @@ type teeIntake struct {
 }
 
 func newTeeIntake(c *Config, in io.Reader, counted *output.Intake, slots int, limit string, closeIn func()) (intake, func(), error) {
-	srcs, gates, closeSrcs, err := input.OpenSources(c.Input.Sources, c.delim, strings.NewReader(""))
+	srcs, gates, closeSrcs, err := input.OpenSources(c.teeItems, c.delim, strings.NewReader(""))
 	if err != nil {
 		closeIn()
 		return nil, nil, &inputError{err}
 	}
-	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: c.linked(), Count: &counted.Read, Bytes: &counted.Bytes}
+	linked := make([]bool, len(c.teeItems))
+	for i, s := range c.teeItems {
+		linked[i] = s.Linked
+	}
+	reader := &input.Reader{Sources: srcs, Gates: gates, Link: c.Input.Link, Linked: linked, Count: &counted.Read, Bytes: &counted.Bytes}
 	t := &teeIntake{items: reader, tee: &input.Tee{In: in}, slots: slots, limit: limit, dryRun: c.Runner.DryRun}
 	return t, func() { closeSrcs(); closeIn() }, nil
 }
@@ -202,30 +260,58 @@ func (t *teeIntake) Run(ctx context.Context, out chan<- input.Item) error {
 	return t.tee.Run(ctx)
 }
 
-// partReader cuts the file of --pipepart into its byte ranges; without
-// --block, into 10 per job slot, as GNU parallel does (--block -N: N per
-// slot).
-func partReader(c *Config, f *os.File, counted *output.Intake, slots int) (intake, func(), error) {
-	closeIn := func() { f.Close() }
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		closeIn()
-		return nil, nil, notSeekable(c.Input.ArgFiles[0])
+// partReader cuts the files of --pipepart into their byte ranges;
+// without --block, into 10 per job slot, as GNU parallel does (--block
+// -N: N per slot, all the files' sizes added up); with --round-robin,
+// into one per slot whatever --block says, as GNU parallel does too.
+func partReader(c *Config, counted *output.Intake, slots int) (intake, func(), error) {
+	var files []input.PartFile
+	closeIn := func() {
+		for _, pf := range files {
+			pf.File.Close()
+		}
+	}
+	total := int64(0)
+	for _, name := range c.pipeFiles {
+		if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
+			// Before opening it: opening a FIFO waits for a writer.
+			closeIn()
+			return nil, nil, notSeekable(name)
+		}
+		f, err := input.OpenFile(name)
+		if err != nil {
+			closeIn()
+			return nil, nil, &inputError{err}
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			f.Close()
+			closeIn()
+			return nil, nil, notSeekable(name)
+		}
+		files = append(files, input.PartFile{File: f, Size: st.Size()})
+		total += st.Size()
 	}
 	block := c.Input.Pipe.Block
-	if block == 0 {
+	switch {
+	case c.Input.Pipe.RoundRobin:
+		block = -1
+	case block == 0:
 		block = -10
 	}
 	if block < 0 {
-		block = input.PartBlockSize(st.Size(), max(slots, 1), int(-block))
+		block = input.PartBlockSize(total, max(slots, 1), int(-block))
 	}
-	parts, err := input.FileParts(f, st.Size(), block, *c.records)
-	if err != nil {
-		closeIn()
-		return nil, nil, &inputError{fmt.Errorf("--pipepart: %v", err)}
+	for i := range files {
+		parts, err := input.FileParts(files[i].File, files[i].Size, block, *c.records)
+		if err != nil {
+			closeIn()
+			return nil, nil, &inputError{fmt.Errorf("--pipepart: %v", err)}
+		}
+		files[i].Parts = parts
 	}
-	counted.Pipe, counted.Blocks, counted.Size = true, true, st.Size()
-	return &input.PartReader{File: f, Parts: parts, Count: &counted.Read, Offset: &counted.Offset}, closeIn, nil
+	counted.Pipe, counted.Blocks, counted.Size = true, true, total
+	return &input.PartReader{Files: files, Count: &counted.Read, Offset: &counted.Offset}, closeIn, nil
 }
 
 // notSeekable is the usage error of --pipepart -a NAME where NAME is not

@@ -235,6 +235,9 @@ func run(c *Config) outcome {
 		err = perr
 	}
 	rerr := <-readErr
+	if errors.Is(rerr, input.ErrJobsGone) && halted.Load() != nil {
+		rerr = nil // --halt ended the jobs of --round-robin: its status stands
+	}
 	if err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = &inputError{readError(rerr, reader)}
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -151,23 +152,34 @@ func (v *escapedValue) Type() string   { return "string" }
 // intValue is an int flag that takes decimal digits only, as GNU
 // parallel's and xargs's do (pflag alone would read -n 0x10 as 16), and
 // refuses a value below least with the message tooLow (given the value).
+// With units, a count may end with one of GNU parallel's unit letters as
+// a size does (-N 1k is 1000, -L 2K is 2048): GNU parallel reads -n, -N,
+// -L and -s so.
 type intValue struct {
 	target *int
 	least  int
 	tooLow string
+	units  bool
 }
 
 func intVarP(f *pflag.FlagSet, p *int, name, short string, least int, tooLow, usage string) {
 	f.VarP(&intValue{target: p, least: least, tooLow: tooLow}, name, short, usage)
 }
 
+// countVarP is intVarP for a count that takes units (see intValue).
+func countVarP(f *pflag.FlagSet, p *int, name, short string, least int, tooLow, usage string) {
+	f.VarP(&intValue{target: p, least: least, tooLow: tooLow, units: true}, name, short, usage)
+}
+
 func (v *intValue) Set(s string) error {
-	if _, err := strconv.Atoi(s); err != nil {
-		return err // a *strconv.NumError: see flagErrorText
-	}
 	n, err := strconv.ParseInt(s, 10, 0) // decimal, as GNU parallel and xargs read it: -n 010 is 10
+	if err != nil && v.units && strings.ContainsAny(s[len(s)-min(len(s), 2):], "kmgtpeKMGTPE") {
+		if size, serr := input.ParseSize(s); serr == nil && size <= math.MaxInt32 {
+			n, err = size, nil
+		}
+	}
 	if err != nil {
-		return err
+		return err // a *strconv.NumError: see flagErrorText
 	}
 	if int(n) < v.least {
 		return usageErrorf(v.tooLow, n)

@@ -9,37 +9,51 @@ import (
 	"github.com/fan-run/fan/internal/sendfile"
 )
 
-// PartReader is the input stage of --pipepart: each byte range of a file
-// (FileParts) is the stdin of one item, sent to the job straight from the
-// file (sendfile), without passing through fan's memory.
+// PartReader is the input stage of --pipepart: each byte range of its
+// files (FileParts), in order, is the stdin of one item, sent to the job
+// straight from the file (sendfile), without passing through fan's
+// memory.
 type PartReader struct {
-	File  *os.File
-	Parts Parts
+	Files []PartFile
 	// Count, when set, is incremented for every block sent, and Offset
-	// set to the block's end in the file.
+	// set to the block's end in the files (the sizes of those before its
+	// own added).
 	Count, Offset *atomic.Int64
+}
+
+// PartFile is one file of --pipepart and how it is cut: every block of
+// it starts with its own header, as in GNU parallel.
+type PartFile struct {
+	File  *os.File
+	Size  int64
+	Parts Parts
 }
 
 // Run sends every block as an item on out, and closes out. Once ctx has
 // ended, the blocks left go out all the same, to be counted as not
-// started and written to the failures file: nothing of the file is lost.
+// started and written to the failures file: nothing of the files is lost.
 func (p *PartReader) Run(ctx context.Context, out chan<- Item) error {
 	defer close(out)
-	var head []byte
-	if h := p.Parts.Header; h.Len > 0 {
-		head = make([]byte, h.Len)
-		if _, err := p.File.ReadAt(head, h.Off); err != nil {
-			return err
+	seq, base := int64(0), int64(0)
+	for _, pf := range p.Files {
+		var head []byte
+		if h := pf.Parts.Header; h.Len > 0 {
+			head = make([]byte, h.Len)
+			if _, err := pf.File.ReadAt(head, h.Off); err != nil {
+				return err
+			}
 		}
-	}
-	for i, sp := range p.Parts.Blocks {
-		if p.Count != nil {
-			p.Count.Add(1)
+		for _, sp := range pf.Parts.Blocks {
+			seq++
+			if p.Count != nil {
+				p.Count.Add(1)
+			}
+			if p.Offset != nil {
+				p.Offset.Store(base + sp.Off + sp.Len)
+			}
+			out <- Item{Seq: seq, Args: []string{""}, Stdin: &FilePart{file: pf.File, head: head, span: sp}}
 		}
-		if p.Offset != nil {
-			p.Offset.Store(sp.Off + sp.Len)
-		}
-		out <- Item{Seq: int64(i + 1), Args: []string{""}, Stdin: &FilePart{file: p.File, head: head, span: sp}}
+		base += pf.Size
 	}
 	return ctx.Err()
 }
