@@ -1,0 +1,197 @@
+package runner
+
+import (
+	"os"
+	"reflect"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// cloneArgs is clone3(2)'s struct clone_args.
+type cloneArgs struct {
+	flags, pidfd, childTID, parentTID, exitSignal uint64
+	stack, stackSize, tls, setTID, setTIDSize     uint64
+	cgroup                                        uint64
+}
+
+// childPlan is all the child of vforkExec does before its exec, made
+// ready by the parent. The child shares fan's memory and runs on the
+// spawning goroutine's stack with no Go runtime behind it: it may not
+// allocate, take a lock, grow its stack or store a pointer. So it reads
+// the plan, makes system calls, and stores only errno.
+type childPlan struct {
+	clone      cloneArgs // first: vforkExec hands the plan's address to clone3
+	path       *byte
+	argv, envv **byte
+	dir        *byte // nil: the job starts in fan's working directory
+	stdio      [3]int
+	mask       unix.Sigset_t // the job's signal mask
+	nofile     unix.Rlimit   // the job's open-file limit, when setNofile
+	setNofile  bool
+	ppid       int
+	pidfd      int32         // written by clone3
+	errno      syscall.Errno // written by the child when a step before exec fails
+}
+
+// vforkExec starts the plan's child, which runs child: vforkChild's code
+// (vfork_linux_amd64.s).
+func vforkExec(plan *childPlan, child uintptr) (pid uintptr, errno syscall.Errno)
+
+// vforkChildCode is vforkChild's code address.
+var vforkChildCode = reflect.ValueOf(vforkChild).Pointer()
+
+// fanPid is fan's process id, which a child checks its parent against.
+var fanPid = os.Getpid()
+
+// vforkSpawn starts c with stdio as its standard descriptors, in a
+// process group of its own, and returns its pid and pidfd. It does what
+// syscall.ForkExec does for spawn's attributes, less its error pipe: the
+// parent of a vfork resumes only once its child has called exec or exit,
+// so the child reports a failure in the plan, in memory both share, and
+// the parent reads it without waiting; ForkExec waits on a pipe until
+// the exec has closed it, which put fan's thread to sleep and woke it
+// again for most jobs (BENCHMARKS.md). nofile is the open-file limit the
+// job gets, nil to inherit fan's. The error is errVforkUnsupported when
+// the kernel cannot start a process this way (clone3 and its
+// CLONE_CLEAR_SIGHAND are Linux 5.5's).
+func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) (pid, pidfd int, err error) {
+	p := &childPlan{ppid: fanPid}
+	if p.path, err = syscall.BytePtrFromString(c.Path); err != nil {
+		return 0, -1, err
+	}
+	argv, err := syscall.SlicePtrFromStrings(c.Args)
+	if err != nil {
+		return 0, -1, err
+	}
+	envv, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return 0, -1, err
+	}
+	p.argv, p.envv = &argv[0], &envv[0]
+	if c.Dir != "" {
+		if p.dir, err = syscall.BytePtrFromString(c.Dir); err != nil {
+			return 0, -1, err
+		}
+	}
+	for i, fd := range stdio {
+		p.stdio[i] = int(fd)
+	}
+	if nofile != nil {
+		p.nofile, p.setNofile = *nofile, true
+	}
+	p.clone = cloneArgs{
+		// The child's signal handlers are reset to the default (those
+		// ignored stay ignored), as the Go runtime's are no use to it.
+		flags:      unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD | unix.CLONE_CLEAR_SIGHAND,
+		pidfd:      uint64(uintptr(unsafe.Pointer(&p.pidfd))),
+		exitSignal: uint64(unix.SIGCHLD),
+	}
+
+	// No signal may reach the child while it runs fan's code: block
+	// them all on this thread, which the child starts with, and give the
+	// job this thread's mask as it was.
+	runtime.LockOSThread()
+	all := unix.Sigset_t{Val: [len(unix.Sigset_t{}.Val)]uint64{^uint64(0)}}
+	unix.PthreadSigmask(unix.SIG_SETMASK, &all, &p.mask)
+	upid, errno := vforkExec(p, vforkChildCode)
+	unix.PthreadSigmask(unix.SIG_SETMASK, &p.mask, nil)
+	runtime.UnlockOSThread()
+	runtime.KeepAlive(argv)
+	runtime.KeepAlive(envv)
+
+	switch errno {
+	case 0:
+	case unix.ENOSYS, unix.EINVAL, unix.EPERM:
+		return 0, -1, errVforkUnsupported
+	default:
+		return 0, -1, errno
+	}
+	pid, pidfd = int(upid), int(p.pidfd)
+	if p.errno != 0 {
+		// The child failed before its exec, and has exited: reap it.
+		unix.Close(pidfd)
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		return 0, -1, p.errno
+	}
+	return pid, pidfd, nil
+}
+
+// vforkChild is the child of vforkExec: it makes itself the leader of a
+// process group, dies with fan, moves to the job's directory, takes the
+// job's descriptors, limit and signal mask, and execs the job. A step
+// that fails stores its error in the plan and exits.
+//
+//go:nosplit
+//go:norace
+//go:nocheckptr
+func vforkChild(p *childPlan) {
+	if _, _, e := syscall.RawSyscall(unix.SYS_SETPGID, 0, 0, 0); e != 0 {
+		childFailed(p, e)
+	}
+	if _, _, e := syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0); e != 0 {
+		childFailed(p, e)
+	}
+	if ppid, _, _ := syscall.RawSyscall(unix.SYS_GETPPID, 0, 0, 0); int(ppid) != p.ppid {
+		// fan died before the line above: follow it.
+		self, _, _ := syscall.RawSyscall(unix.SYS_GETPID, 0, 0, 0)
+		syscall.RawSyscall(unix.SYS_KILL, self, uintptr(unix.SIGKILL), 0)
+	}
+	if p.dir != nil {
+		if _, _, e := syscall.RawSyscall(unix.SYS_CHDIR, uintptr(unsafe.Pointer(p.dir)), 0, 0); e != 0 {
+			childFailed(p, e)
+		}
+	}
+	// An entry numbered 0 to 2 but not its own place would be overwritten
+	// by another's dup3 before it is used: copy it out of the way first,
+	// to a free number (F_DUPFD never closes one already open, so a
+	// descriptor the job inherits keeps its number), closed at the exec.
+	fds := p.stdio
+	for i, fd := range fds {
+		if fd < len(fds) && fd != i {
+			moved, _, e := syscall.RawSyscall(unix.SYS_FCNTL, uintptr(fd), unix.F_DUPFD_CLOEXEC, uintptr(len(fds)))
+			if e != 0 {
+				childFailed(p, e)
+			}
+			fds[i] = int(moved)
+		}
+	}
+	for i, fd := range fds {
+		var e syscall.Errno
+		if fd == i {
+			_, _, e = syscall.RawSyscall(unix.SYS_FCNTL, uintptr(fd), unix.F_SETFD, 0)
+		} else {
+			_, _, e = syscall.RawSyscall(unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
+		}
+		if e != 0 {
+			childFailed(p, e)
+		}
+	}
+	if p.setNofile {
+		// As ForkExec, a limit that cannot be set is left as it is.
+		syscall.RawSyscall6(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(&p.nofile)), 0, 0, 0)
+	}
+	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&p.mask)), 0, 8, 0, 0)
+	_, _, e := syscall.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(p.path)),
+		uintptr(unsafe.Pointer(p.argv)), uintptr(unsafe.Pointer(p.envv)))
+	childFailed(p, e)
+}
+
+// childFailed ends the child of vforkExec after a failed step, leaving
+// its error for the parent.
+//
+//go:nosplit
+//go:norace
+func childFailed(p *childPlan, e syscall.Errno) {
+	p.errno = e
+	for {
+		syscall.RawSyscall(unix.SYS_EXIT, 253, 0, 0)
+	}
+}
