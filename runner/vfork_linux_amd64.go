@@ -28,7 +28,8 @@ type childPlan struct {
 	argv, envv **byte
 	dir        *byte // nil: the job starts in fan's working directory
 	stdio      [3]int
-	mask       unix.Sigset_t // the job's signal mask
+	blocked    uint64 // the signals blocked while the child runs fan's code: all
+	mask       uint64 // the spawning thread's signal mask, and the job's
 	nofile     unix.Rlimit   // the job's open-file limit, when setNofile
 	setNofile  bool
 	ppid       int
@@ -37,7 +38,9 @@ type childPlan struct {
 }
 
 // vforkExec starts the plan's child, which runs child: vforkChild's code
-// (vfork_linux_amd64.s).
+// (vfork_linux_amd64.s). No signal may reach the child while it runs
+// fan's code, so vforkExec blocks them all on its thread for the clone3,
+// storing the thread's mask as it was in the plan for the job.
 func vforkExec(plan *childPlan, child uintptr) (pid uintptr, errno syscall.Errno)
 
 // vforkChildCode is vforkChild's code address.
@@ -58,7 +61,7 @@ var fanPid = os.Getpid()
 // the kernel cannot start a process this way (clone3 and its
 // CLONE_CLEAR_SIGHAND are Linux 5.5's).
 func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) (pid, pidfd int, err error) {
-	p := &childPlan{ppid: fanPid}
+	p := &childPlan{ppid: fanPid, blocked: ^uint64(0)}
 	if p.path, err = syscall.BytePtrFromString(c.Path); err != nil {
 		return 0, -1, err
 	}
@@ -90,15 +93,7 @@ func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) 
 		exitSignal: uint64(unix.SIGCHLD),
 	}
 
-	// No signal may reach the child while it runs fan's code: block
-	// them all on this thread, which the child starts with, and give the
-	// job this thread's mask as it was.
-	runtime.LockOSThread()
-	all := unix.Sigset_t{Val: [len(unix.Sigset_t{}.Val)]uint64{^uint64(0)}}
-	unix.PthreadSigmask(unix.SIG_SETMASK, &all, &p.mask)
 	upid, errno := vforkExec(p, vforkChildCode)
-	unix.PthreadSigmask(unix.SIG_SETMASK, &p.mask, nil)
-	runtime.UnlockOSThread()
 	runtime.KeepAlive(argv)
 	runtime.KeepAlive(envv)
 
@@ -195,3 +190,12 @@ func childFailed(p *childPlan, e syscall.Errno) {
 		syscall.RawSyscall(unix.SYS_EXIT, 253, 0, 0)
 	}
 }
+
+// System call numbers and the like, for vfork_linux_amd64.s (which
+// sees them through go_asm.h, as const_ names).
+const (
+	sysRtSigprocmask = unix.SYS_RT_SIGPROCMASK
+	sysClone3        = unix.SYS_CLONE3
+	sysExit          = unix.SYS_EXIT
+	sigSetmask       = unix.SIG_SETMASK
+)

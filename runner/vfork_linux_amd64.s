@@ -1,13 +1,17 @@
+#include "go_asm.h"
 #include "textflag.h"
 
 // func vforkExec(plan *childPlan, child uintptr) (pid uintptr, errno syscall.Errno)
 //
-// clone3 with the plan's clone arguments (its first field). The child
-// shares this thread's memory and stack, and runs while the parent is
-// suspended (CLONE_VM|CLONE_VFORK): it calls child, vforkChild's code, with
-// the plan, in frames below this one, so the parent's are never touched;
-// vforkChild ends in exec or exit. The parent resumes once the child has
-// done either, and returns its pid or clone3's error.
+// clone3 with the plan's clone arguments (its first field), with every
+// signal blocked on this thread meanwhile; the thread's mask as it was
+// goes into the plan. All of it happens here, where the goroutine cannot
+// be moved to another thread. The child shares this thread's memory and
+// stack, and runs while the parent is suspended (CLONE_VM|CLONE_VFORK):
+// it calls child, vforkChild's code, with the plan, in frames below this
+// one, so the parent's are never touched; vforkChild ends in exec or
+// exit. The parent resumes once the child has done either, and returns
+// its pid or clone3's error.
 //
 // vforkChild is called as Go code calls it (ABIInternal: the argument in
 // AX, X15 zero), through its address rather than its name: an assembly
@@ -15,11 +19,19 @@
 // instruments. The 8 bytes of frame are where vforkChild may spill its
 // argument.
 TEXT ·vforkExec(SB),NOSPLIT,$8-32
-	MOVQ	plan+0(FP), DI
+	MOVQ	plan+0(FP), R12 // the kernel keeps R12 and R13 across system calls
 	MOVQ	child+8(FP), R13
-	MOVQ	DI, R12 // the kernel keeps R12 and R13 in both processes
-	MOVQ	$88, SI // the size of cloneArgs
-	MOVQ	$435, AX // SYS_clone3
+
+	MOVQ	$const_sigSetmask, DI
+	LEAQ	childPlan_blocked(R12), SI
+	LEAQ	childPlan_mask(R12), DX
+	MOVQ	$8, R10 // the size of a kernel sigset
+	MOVQ	$const_sysRtSigprocmask, AX
+	SYSCALL
+
+	MOVQ	R12, DI // the clone arguments
+	MOVQ	$cloneArgs__size, SI
+	MOVQ	$const_sysClone3, AX
 	SYSCALL
 	TESTQ	AX, AX
 	JNE	parent
@@ -28,17 +40,26 @@ TEXT ·vforkExec(SB),NOSPLIT,$8-32
 	CALL	R13
 exit:
 	MOVL	$253, DI // not reached: vforkChild execs or exits
-	MOVL	$60, AX // SYS_exit
+	MOVL	$const_sysExit, AX
 	SYSCALL
 	JMP	exit
+
 parent:
-	CMPQ	AX, $0xfffffffffffff001
+	MOVQ	AX, R13 // the pid, or -errno
+	MOVQ	$const_sigSetmask, DI
+	LEAQ	childPlan_mask(R12), SI
+	MOVQ	$0, DX
+	MOVQ	$8, R10
+	MOVQ	$const_sysRtSigprocmask, AX
+	SYSCALL
+
+	CMPQ	R13, $0xfffffffffffff001
 	JLS	started
-	NEGQ	AX
+	NEGQ	R13
 	MOVQ	$0, pid+16(FP)
-	MOVQ	AX, errno+24(FP)
+	MOVQ	R13, errno+24(FP)
 	RET
 started:
-	MOVQ	AX, pid+16(FP)
+	MOVQ	R13, pid+16(FP)
 	MOVQ	$0, errno+24(FP)
 	RET
