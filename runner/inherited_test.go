@@ -116,7 +116,7 @@ func TestClearOfInherited(t *testing.T) {
 // handed for its stdout is numbered just below it, where ForkExec puts its
 // own error pipe in the child (vforkSpawn puts nothing there).
 func TestStartKeepsInheritedDescriptors(t *testing.T) {
-	forEachSpawnPath(t, func(t *testing.T) {
+	forEachSpawnPath(t, func(t *testing.T, start spawnPath) {
 		sh, err := exec.LookPath("sh")
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func TestStartKeepsInheritedDescriptors(t *testing.T) {
 			t.Fatalf("fd %d not found inherited: %v", inherited, l.inherited)
 		}
 		c := &Command{Path: sh, Args: []string{sh, "-c", "ls /proc/self/fd"}}
-		pr, err := l.startProcess(c, nil, []uintptr{l.devnull.Fd(), inherited - 1, 2})
+		pr, err := start(c, nil, []uintptr{l.devnull.Fd(), inherited - 1, 2}, l.inherited)
 		unix.Close(inherited - 1)
 		if err != nil {
 			t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // job's open-file limit is known (jobNofile), else through
 // syscall.ForkExec.
 func spawn(c *Command, env []string, stdio []uintptr, inherited []int) (*proc, error) {
-	if nofile, known := jobNofile.get(); known && !vforkOff.Load() {
+	if nofile, known := jobNofile.get(); known && len(stdio) == 3 && !vforkOff.Load() {
 		pid, pidfd, err := vforkSpawn(c, env, stdio, nofile)
 		if !errors.Is(err, errVforkUnsupported) {
 			if err != nil {
@@ -88,20 +88,33 @@ func started(pid, pidfd int) *proc {
 	return p
 }
 
+// jobLimit is the open-file limit a job is to start with, limit, where
+// fan's own is still raised, the one the Go runtime raised it to.
+type jobLimit struct {
+	limit, raised unix.Rlimit
+}
+
 // nofileLimit is the open-file limit jobs are to start with: the one fan
 // was started with, as with xargs and GNU parallel. The Go runtime raises
 // fan's soft limit to one below the hard limit as it starts, and keeps
 // the limit it found where only syscall.ForkExec reads it, to set it
-// back in each child. So while fan's limit is one it may have raised,
-// jobs start through ForkExec, and the limit of the first that did not
-// raise its own in the meantime is the one for the rest.
+// back in each child. So while fan's limit is one the runtime may have
+// raised, jobs start through ForkExec, and each one's limit is read
+// (prlimit) right after: the first two that agree on a limit that can be
+// the one fan was started with give it for the rest. A job can change its
+// own limit before it is read (a JVM raises its soft limit to the hard
+// one; a Go program as fan's runtime did): a limit whose hard part is
+// not fan's, or whose soft part is the hard one or one below it, is not
+// one the runtime would have raised, and two jobs that do the same to
+// their limits at once are unlikely.
 type nofileLimit struct {
 	once   sync.Once
 	known  atomic.Bool
 	mu     sync.Mutex
-	limit  *unix.Rlimit // nil: fan's own (the runtime did not raise it)
-	raised unix.Rlimit  // fan's limit when the runtime raised it
-	tries  int          // jobs read without an answer
+	limit  *jobLimit   // nil: fan's own (the runtime did not raise it)
+	raised unix.Rlimit // fan's limit when the runtime raised it
+	seen   unix.Rlimit // the last job's, when it could be the original
+	tries  int         // jobs read
 }
 
 // nofileTries is how many jobs' limits are read, at most, in search of
@@ -113,7 +126,7 @@ var jobNofile nofileLimit
 
 // get returns the limit to set in a job (nil: leave fan's), and whether
 // it is known yet.
-func (n *nofileLimit) get() (*unix.Rlimit, bool) {
+func (n *nofileLimit) get() (*jobLimit, bool) {
 	n.once.Do(func() {
 		var lim unix.Rlimit
 		if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil || lim.Max == 0 || lim.Cur != lim.Max-1 {
@@ -129,10 +142,7 @@ func (n *nofileLimit) get() (*unix.Rlimit, bool) {
 }
 
 // learn reads the open-file limit of pid, a job ForkExec just started,
-// while the limit is not known: ForkExec set the one fan started with in
-// it, unless the job has changed its own since (a Go program raises it
-// as fan's runtime did: such a limit, one below the hard one, says
-// nothing).
+// while the limit is not known.
 func (n *nofileLimit) learn(pid int) {
 	if n.known.Load() {
 		return
@@ -142,11 +152,16 @@ func (n *nofileLimit) learn(pid int) {
 	if n.known.Load() || n.tries >= nofileTries {
 		return
 	}
+	n.tries++
 	var lim unix.Rlimit
-	if unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &lim) != nil || lim == n.raised {
-		n.tries++
+	if unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &lim) != nil || lim.Max != n.raised.Max || lim.Cur >= n.raised.Max-1 {
+		n.seen = unix.Rlimit{}
 		return
 	}
-	n.limit = &lim
+	if lim != n.seen {
+		n.seen = lim
+		return
+	}
+	n.limit = &jobLimit{limit: lim, raised: n.raised}
 	n.known.Store(true)
 }

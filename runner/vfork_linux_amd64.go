@@ -28,9 +28,10 @@ type childPlan struct {
 	argv, envv **byte
 	dir        *byte // nil: the job starts in fan's working directory
 	stdio      [3]int
-	blocked    uint64 // the signals blocked while the child runs fan's code: all
-	mask       uint64 // the spawning thread's signal mask, and the job's
-	nofile     unix.Rlimit   // the job's open-file limit, when setNofile
+	blocked    uint64      // the signals blocked while the child runs fan's code: all
+	mask       uint64      // the spawning thread's signal mask, and the job's
+	nofile     unix.Rlimit // the job's open-file limit, when setNofile ...
+	raised     unix.Rlimit // ... and fan's is still this one
 	setNofile  bool
 	ppid       int
 	pidfd      int32         // written by clone3
@@ -38,10 +39,11 @@ type childPlan struct {
 }
 
 // vforkExec starts the plan's child, which runs child: vforkChild's code
-// (vfork_linux_amd64.s). No signal may reach the child while it runs
+// (vfork_linux_amd64.s), and returns clone3's result: the child's pid, or
+// -errno. No signal may reach the child while it runs
 // fan's code, so vforkExec blocks them all on its thread for the clone3,
 // storing the thread's mask as it was in the plan for the job.
-func vforkExec(plan *childPlan, child uintptr) (pid uintptr, errno syscall.Errno)
+func vforkExec(plan *childPlan, child uintptr) uintptr
 
 // vforkChildCode is vforkChild's code address.
 var vforkChildCode = reflect.ValueOf(vforkChild).Pointer()
@@ -56,11 +58,15 @@ var fanPid = os.Getpid()
 // so the child reports a failure in the plan, in memory both share, and
 // the parent reads it without waiting; ForkExec waits on a pipe until
 // the exec has closed it, which put fan's thread to sleep and woke it
-// again for most jobs (BENCHMARKS.md). nofile is the open-file limit the
-// job gets, nil to inherit fan's. The error is errVforkUnsupported when
+// again for most jobs (BENCHMARKS.md). It takes no syscall.ForkLock,
+// which only keeps a descriptor opened without close-on-exec from
+// leaking into a child before its flag is set: every descriptor fan and
+// the Go runtime open is close-on-exec from the start (test
+// core_job_descriptors). stdio has three entries. nofile
+// is the open-file limit the job gets, nil to inherit fan's. The error is errVforkUnsupported when
 // the kernel cannot start a process this way (clone3 and its
 // CLONE_CLEAR_SIGHAND are Linux 5.5's).
-func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) (pid, pidfd int, err error) {
+func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *jobLimit) (pid, pidfd int, err error) {
 	p := &childPlan{ppid: fanPid, blocked: ^uint64(0)}
 	if p.path, err = syscall.BytePtrFromString(c.Path); err != nil {
 		return 0, -1, err
@@ -83,7 +89,7 @@ func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) 
 		p.stdio[i] = int(fd)
 	}
 	if nofile != nil {
-		p.nofile, p.setNofile = *nofile, true
+		p.nofile, p.raised, p.setNofile = nofile.limit, nofile.raised, true
 	}
 	p.clone = cloneArgs{
 		// The child's signal handlers are reset to the default (those
@@ -93,18 +99,19 @@ func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) 
 		exitSignal: uint64(unix.SIGCHLD),
 	}
 
-	upid, errno := vforkExec(p, vforkChildCode)
+	r := vforkExec(p, vforkChildCode)
 	runtime.KeepAlive(argv)
 	runtime.KeepAlive(envv)
 
-	switch errno {
-	case 0:
-	case unix.ENOSYS, unix.EINVAL, unix.EPERM:
-		return 0, -1, errVforkUnsupported
-	default:
-		return 0, -1, errno
+	if int(r) < 0 && int(r) > -4096 { // -errno
+		switch errno := syscall.Errno(-int(r)); errno {
+		case unix.ENOSYS, unix.EINVAL, unix.EPERM:
+			return 0, -1, errVforkUnsupported
+		default:
+			return 0, -1, errno
+		}
 	}
-	pid, pidfd = int(upid), int(p.pidfd)
+	pid, pidfd = int(r), int(p.pidfd)
 	if p.errno != 0 {
 		// The child failed before its exec, and has exited: reap it.
 		unix.Close(pidfd)
@@ -122,25 +129,33 @@ func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) 
 // vforkChild is the child of vforkExec: it makes itself the leader of a
 // process group, dies with fan, moves to the job's directory, takes the
 // job's descriptors, limit and signal mask, and execs the job. A step
-// that fails stores its error in the plan and exits.
+// that fails stores its error in the plan and exits. Its system calls go
+// through childSyscall, which uses no stack: the linker checks that the
+// child's frames fit the stack left below vforkExec's (even in a debug
+// build, -gcflags=all=-N -l), but cannot see vforkExec call it.
+//
+// Like Go's own child (syscall.forkAndExecInChild1), it is compiled
+// without the race detector's instrumentation but not without a
+// coverage build's counters: a build with -race and -cover counts them
+// through the race runtime, in the child.
 //
 //go:nosplit
 //go:norace
 //go:nocheckptr
 func vforkChild(p *childPlan) {
-	if _, _, e := syscall.RawSyscall(unix.SYS_SETPGID, 0, 0, 0); e != 0 {
+	if _, e := childSyscall(unix.SYS_SETPGID, 0, 0, 0, 0); e != 0 {
 		childFailed(p, e)
 	}
-	if _, _, e := syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0); e != 0 {
+	if _, e := childSyscall(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0); e != 0 {
 		childFailed(p, e)
 	}
-	if ppid, _, _ := syscall.RawSyscall(unix.SYS_GETPPID, 0, 0, 0); int(ppid) != p.ppid {
+	if ppid, _ := childSyscall(unix.SYS_GETPPID, 0, 0, 0, 0); int(ppid) != p.ppid {
 		// fan died before the line above: follow it.
-		self, _, _ := syscall.RawSyscall(unix.SYS_GETPID, 0, 0, 0)
-		syscall.RawSyscall(unix.SYS_KILL, self, uintptr(unix.SIGKILL), 0)
+		self, _ := childSyscall(unix.SYS_GETPID, 0, 0, 0, 0)
+		childSyscall(unix.SYS_KILL, self, uintptr(unix.SIGKILL), 0, 0)
 	}
 	if p.dir != nil {
-		if _, _, e := syscall.RawSyscall(unix.SYS_CHDIR, uintptr(unsafe.Pointer(p.dir)), 0, 0); e != 0 {
+		if _, e := childSyscall(unix.SYS_CHDIR, uintptr(unsafe.Pointer(p.dir)), 0, 0, 0); e != 0 {
 			childFailed(p, e)
 		}
 	}
@@ -151,7 +166,7 @@ func vforkChild(p *childPlan) {
 	fds := p.stdio
 	for i, fd := range fds {
 		if fd < len(fds) && fd != i {
-			moved, _, e := syscall.RawSyscall(unix.SYS_FCNTL, uintptr(fd), unix.F_DUPFD_CLOEXEC, uintptr(len(fds)))
+			moved, e := childSyscall(unix.SYS_FCNTL, uintptr(fd), unix.F_DUPFD_CLOEXEC, uintptr(len(fds)), 0)
 			if e != 0 {
 				childFailed(p, e)
 			}
@@ -161,21 +176,28 @@ func vforkChild(p *childPlan) {
 	for i, fd := range fds {
 		var e syscall.Errno
 		if fd == i {
-			_, _, e = syscall.RawSyscall(unix.SYS_FCNTL, uintptr(fd), unix.F_SETFD, 0)
+			_, e = childSyscall(unix.SYS_FCNTL, uintptr(fd), unix.F_SETFD, 0, 0)
 		} else {
-			_, _, e = syscall.RawSyscall(unix.SYS_DUP3, uintptr(fd), uintptr(i), 0)
+			_, e = childSyscall(unix.SYS_DUP3, uintptr(fd), uintptr(i), 0, 0)
 		}
 		if e != 0 {
 			childFailed(p, e)
 		}
 	}
 	if p.setNofile {
-		// As ForkExec, a limit that cannot be set is left as it is.
-		syscall.RawSyscall6(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(&p.nofile)), 0, 0, 0)
+		// As ForkExec: the limit fan was started with goes back only while
+		// fan's is still the one the runtime raised it to (someone may have
+		// set fan's since, with prlimit), and one that cannot be set is
+		// left as it is.
+		var now unix.Rlimit
+		_, e := childSyscall(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, 0, uintptr(unsafe.Pointer(&now)))
+		if e == 0 && now == p.raised {
+			childSyscall(unix.SYS_PRLIMIT64, 0, unix.RLIMIT_NOFILE, uintptr(unsafe.Pointer(&p.nofile)), 0)
+		}
 	}
-	syscall.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&p.mask)), 0, 8, 0, 0)
-	_, _, e := syscall.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(p.path)),
-		uintptr(unsafe.Pointer(p.argv)), uintptr(unsafe.Pointer(p.envv)))
+	childSyscall(unix.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&p.mask)), 0, 8)
+	_, e := childSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(p.path)),
+		uintptr(unsafe.Pointer(p.argv)), uintptr(unsafe.Pointer(p.envv)), 0)
 	childFailed(p, e)
 }
 
@@ -187,9 +209,15 @@ func vforkChild(p *childPlan) {
 func childFailed(p *childPlan, e syscall.Errno) {
 	p.errno = e
 	for {
-		syscall.RawSyscall(unix.SYS_EXIT, 253, 0, 0)
+		childSyscall(unix.SYS_EXIT, 253, 0, 0, 0)
 	}
 }
+
+// childSyscall makes a system call of up to four arguments for the child
+// of vforkExec, in a frame of no locals (vfork_linux_amd64.s).
+//
+//go:noescape
+func childSyscall(trap, a1, a2, a3, a4 uintptr) (r1 uintptr, errno syscall.Errno)
 
 // System call numbers and the like, for vfork_linux_amd64.s (which
 // sees them through go_asm.h, as const_ names).

@@ -1,7 +1,7 @@
 #include "go_asm.h"
 #include "textflag.h"
 
-// func vforkExec(plan *childPlan, child uintptr) (pid uintptr, errno syscall.Errno)
+// func vforkExec(plan *childPlan, child uintptr) uintptr
 //
 // clone3 with the plan's clone arguments (its first field), with every
 // signal blocked on this thread meanwhile; the thread's mask as it was
@@ -11,14 +11,14 @@
 // it calls child, vforkChild's code, with the plan, in frames below this
 // one, so the parent's are never touched; vforkChild ends in exec or
 // exit. The parent resumes once the child has done either, and returns
-// its pid or clone3's error.
+// clone3's result: the child's pid, or -errno.
 //
 // vforkChild is called as Go code calls it (ABIInternal: the argument in
 // AX, X15 zero), through its address rather than its name: an assembly
 // reference would go through a wrapper, which the race detector
 // instruments. The 8 bytes of frame are where vforkChild may spill its
 // argument.
-TEXT ·vforkExec(SB),NOSPLIT,$8-32
+TEXT ·vforkExec(SB),NOSPLIT,$8-24
 	MOVQ	plan+0(FP), R12 // the kernel keeps R12 and R13 across system calls
 	MOVQ	child+8(FP), R13
 
@@ -53,13 +53,24 @@ parent:
 	MOVQ	$const_sysRtSigprocmask, AX
 	SYSCALL
 
-	CMPQ	R13, $0xfffffffffffff001
-	JLS	started
-	NEGQ	R13
-	MOVQ	$0, pid+16(FP)
-	MOVQ	R13, errno+24(FP)
+	MOVQ	R13, ret+16(FP)
 	RET
-started:
-	MOVQ	R13, pid+16(FP)
-	MOVQ	$0, errno+24(FP)
+
+// func childSyscall(trap, a1, a2, a3, a4 uintptr) (r1 uintptr, errno syscall.Errno)
+TEXT ·childSyscall(SB),NOSPLIT|NOFRAME,$0-56
+	MOVQ	a1+8(FP), DI
+	MOVQ	a2+16(FP), SI
+	MOVQ	a3+24(FP), DX
+	MOVQ	a4+32(FP), R10
+	MOVQ	trap+0(FP), AX
+	SYSCALL
+	CMPQ	AX, $0xfffffffffffff001
+	JLS	ok
+	NEGQ	AX
+	MOVQ	$-1, r1+40(FP)
+	MOVQ	AX, errno+48(FP)
+	RET
+ok:
+	MOVQ	AX, r1+40(FP)
+	MOVQ	$0, errno+48(FP)
 	RET

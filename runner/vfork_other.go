@@ -2,10 +2,8 @@
 
 package runner
 
-import "golang.org/x/sys/unix"
-
 // vforkSpawn is written for amd64 only (vfork_linux_amd64.s): elsewhere
 // every job starts through syscall.ForkExec.
-func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *unix.Rlimit) (pid, pidfd int, err error) {
+func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *jobLimit) (pid, pidfd int, err error) {
 	return 0, -1, errVforkUnsupported
 }
