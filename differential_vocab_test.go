@@ -37,6 +37,8 @@ var vocabCases = []diffCase{
 	{name: "plus-host", args: []string{"-k", "--plus", "echo", "{host}", "{sshlogin}", "{hgrp}", "[{agrp}]", `"{host}"`, "{}", ":::", "a", "b"}},
 	{name: "plus-host-login", args: []string{"-k", "--plus", "-S", "2/:", "echo", "{host}", "{sshlogin}", "{}", ":::", "a", "b"}},
 	{name: "plus-host-dry-run", args: []string{"-k", "--dry-run", "--plus", "echo", "{host}", "{sshlogin}", "{hgrp}", "{agrp}", "{}", ":::", "a"}},
+	// ... as they are wherever they stand, where no value could be quoted.
+	{name: "plus-host-dry-run-contexts", args: []string{"-k", "--dry-run", "--plus", "echo `echo {host}` $'{sshlogin}' $\"{hgrp}\" {}", ":::", "a b"}},
 
 	// --header in argument mode: the first value of each source names it,
 	// or the first line names the columns (split at --colsep, else a tab).

@@ -218,6 +218,11 @@ var parallelCases = []struct {
 	{"-m -n 0: packed, spread, passed nothing", seqLines(7), []string{"-j3", "-k", "-m", "-n", "0", "echo", "x", "{}"}},
 	{"-X -n 0", seqLines(2), []string{"-j3", "-k", "-X", "-n", "0", "echo", "x{}y"}},
 	{"-m --colsep -j0", "a,b\nc,d\ne,f\ng,h\n", []string{"-j0", "-k", "-m", "--colsep", ",", "echo", "{2}"}},
+	// A dry run's {host} is the text ${PARALLEL_SSHHOST}, counted per argument.
+	{"-s dry run {host}", "a\n", []string{"--dry-run", "--plus", "-s", "40", "echo", "{host}"}},
+	{"-s dry run {host} too long", "a\n", []string{"--dry-run", "--plus", "-s", "24", "echo", "{host}"}},
+	{"-m dry run {host}", seqLines(12), []string{"--dry-run", "--plus", "-m", "-s", "60", "echo", "{host}", "{}"}},
+	{"-X dry run {host}", seqLines(12), []string{"--dry-run", "--plus", "-X", "-s", "200", "echo", "x{host}y{}", "'{host} {sshlogin}'"}},
 }
 
 // seqLines is seq n's output.

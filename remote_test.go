@@ -897,6 +897,12 @@ func TestRemotePlusHost(t *testing.T) {
 	if r.status != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], want[0]) || !strings.HasPrefix(lines[1], want[1]) {
 		t.Errorf("status %d, stdout %q, want lines starting %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
 	}
+	// -t prints the command the job's shell runs on its host, with its
+	// host's values, not the ssh command that carries it there.
+	r = run(t, remoteFan(t, hs, dir, "--plus", "-t", "-S", "1/h1", `echo {host} {%} {}`, ":::", "t"))
+	if r.status != 0 || r.stdout != "h1 1 t\n" || !strings.Contains("\n"+r.stderr, "\necho h1 1 t\n") {
+		t.Errorf("-t: status %d, stdout %q, want %q; stderr, want the line %q:\n%s", r.status, r.stdout, "h1 1 t\n", "echo h1 1 t", r.stderr)
+	}
 	// A login with an ssh command of its own: {sshlogin} holds it, quoted
 	// as one word; {host} is the host alone.
 	own := hs.SSHCommand() + " " + h2.User + "@h2"

@@ -84,10 +84,6 @@ func run(c *Config) outcome {
 		// what is being typed.
 		term.Progress, term.Auto = output.ProgressNone, false
 	}
-	spool := newSpool(c) // its first files are made while the run sets up
-	if spool != nil {
-		defer spool.Close()
-	}
 	env := runner.BaseEnv(c.Env, c.Output.TmpDir)
 	lim := runner.NewArgLimits(env, c.Runner.ProcessSlotVar)
 	var counted output.Intake // items read so far, for the progress display and --halt N%
@@ -98,6 +94,10 @@ func run(c *Config) outcome {
 	budget, err := fitBudget(c)
 	if err != nil {
 		return failed(err)
+	}
+	spool := newSpool(c, budget) // its first files are made while the run sets up
+	if spool != nil {
+		defer spool.Close()
 	}
 	if c.records != nil {
 		in, closeInput, err = openPipe(c, &counted, budget)
@@ -383,12 +383,18 @@ func eventQueue(c *Config) int {
 
 // newSpool makes the spool of grouped output (nil for --ungroup), and
 // checks that it can make files, with --line-buffer by starting to make
-// the first job's: run asks (Spool.Ready) before any job starts.
-func newSpool(c *Config) *output.Spool {
+// the first job's: run asks (Spool.Ready) before any job starts. It keeps
+// no more files for reuse than the budget counts: two for each job that
+// may run at once.
+func newSpool(c *Config, b runner.Budget) *output.Spool {
 	if c.Output.Ungroup || c.Runner.DryRun {
 		return nil // no job output to capture
 	}
-	keep, warm := 2*c.jobs+8, 0 // grouped: spool files only for output past the memory budget
+	jobs := b.Jobs
+	if c.jobs > 0 {
+		jobs = min(c.jobs, jobs)
+	}
+	keep, warm := 2*jobs, 0 // grouped: spool files only for output past the memory budget
 	if c.lineBuffer {
 		keep = 0 // the sink reads a job's files after the pool gives them back
 		warm = 2 // and every job writes into two

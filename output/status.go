@@ -37,10 +37,10 @@ func StatusText(r *runner.Report, st Stats, retrying int) string {
 	fmt.Fprintf(&b, "\nfan: read ahead: %d %s, %s", r.Queued, items, input.SizeText(r.QueuedBytes))
 	for _, j := range r.Running {
 		host := ""
-		if j.Host != "" {
-			host = " on " + j.Host
+		if j.Slot.Host != "" {
+			host = " on " + j.Slot.Host
 		}
-		fmt.Fprintf(&b, "\nfan: running: job %d, slot %d%s, %s: %s", j.Seq, j.Slot, host, j.Runtime.Round(100*time.Millisecond), j.Command)
+		fmt.Fprintf(&b, "\nfan: running: job %d, slot %d%s, %s: %s", j.Seq, j.Slot.N, host, j.Runtime.Round(100*time.Millisecond), j.Command)
 	}
 	return b.String()
 }

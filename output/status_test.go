@@ -11,8 +11,8 @@ import (
 func TestStatusText(t *testing.T) {
 	r := &runner.Report{
 		Running: []runner.RunningJob{
-			{Seq: 7, Slot: 1, Command: "sleep 5", Runtime: 2340 * time.Millisecond},
-			{Seq: 9, Slot: 2, Host: "h1", Command: "gzip 'a b'", Runtime: time.Second},
+			{Seq: 7, Slot: runner.Slot{N: 1}, Command: "sleep 5", Runtime: 2340 * time.Millisecond},
+			{Seq: 9, Slot: runner.Slot{N: 2, Host: "h1"}, Command: "gzip 'a b'", Runtime: time.Second},
 		},
 		Limit: 2, Why: "procfile procs", Read: 20, Queued: 3, QueuedBytes: 1536,
 	}

@@ -18,18 +18,19 @@ type job struct {
 // attempts runs a job, and again while it fails and retries are left, and
 // delivers its Result. Its slot is given back between attempts, so a job
 // waiting to retry does not keep other items from running. The output of
-// failed attempts is dropped: only the last attempt's is kept. The first
-// attempt runs in slot, starting at start (see pacer), and has been
-// announced (-t) already when announced is set; a retry takes a slot and a
-// start of its own, and is announced when it starts.
+// failed attempts is dropped: only the last attempt's is kept (a job
+// whose retry a drain or halt cancels is handed on with none). The first
+// attempt runs in slot, starting at start (see pacer), and runs shown,
+// the command -t has printed, when that is set; a retry takes a slot and a
+// start of its own, and is rendered and announced when it starts.
 //
 // An attempt that never reached the job (a TransportError: its host could
 // not be reached), or that --memfree ended to free memory, is run again,
 // in whatever slot comes free, and spends no retry: the job has not
 // failed.
-func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time, announced bool) {
+func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time, shown *prepared) {
 	for attempt := 1; ; {
-		r := p.run(ctx, &j.item, slot, start, announced, p.direct(j, attempt, slot))
+		r := p.run(ctx, &j.item, slot, start, shown, p.direct(j, attempt, slot))
 		r.Attempts = attempt
 		lost := r.Evicted || IsTransport(r.Err)
 		if !lost && (r.OK() || r.DryRun || r.NotStarted || attempt >= p.Retries) || p.intake.Err() != nil {
@@ -44,6 +45,11 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 			return
 		}
 		p.slots.Put(slot)
+		// What the attempt wrote is dropped now, not once the retry
+		// starts: a job waiting for its retry holds no slot, so nothing
+		// bounds how many wait, and none may hold a descriptor the budget
+		// (FitBudget) does not count.
+		p.discard(r)
 		retry := Retry{Lost: lost}
 		if !lost {
 			retry = Retry{Number: attempt, Of: p.Retries - 1, In: backoff(p.RetryDelay, attempt)}
@@ -65,8 +71,7 @@ func (p *Pool) attempts(ctx context.Context, j *job, slot Slot, start time.Time,
 			p.finish(j, r)
 			return
 		}
-		p.discard(r)
-		start, announced = p.pace.reserve(), false
+		start, shown = p.pace.reserve(), nil
 	}
 }
 

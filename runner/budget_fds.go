@@ -32,15 +32,19 @@ func descriptorReserve(limit int) int {
 
 // fitDescriptors makes -j and the -k window fit in limit open files (ulimit
 // -n), so that jobs wait for descriptors rather than fail with "too many
-// open files". A running job holds perJob (descriptorsPerJob); a finished
-// result waiting to be written holds up to two files. Without -k
-// (keepOrder), a few results wait, up to one a job: running jobs get what
-// is left after fan's reserve, perJob and two each. With -k, a window of
-// results waits behind the oldest job: running jobs get half, the window
-// the rest. jobs 0 (no limit) becomes that share too.
-func fitDescriptors(limit, reserve, jobs, window, perJob int, keepOrder bool) (int, int) {
-	avail := max(limit-reserve, 2*perJob)
-	most := max(1, avail/(perJob+2))
+// open files"; aside is what is set aside for fan and its output stage
+// (FitBudget). A running job holds perJob (BudgetRequest.perJob), a
+// finished result waiting to be written perResult (its perResult). Without
+// -k (keepOrder), a job's slot is given back once its result is handed to
+// the output stage, whose results aside counts: until then the slot holds
+// the result instead of the job, fewer descriptors, so running jobs get
+// what is left at perJob each. With -k, a window of results waits behind
+// the oldest job: running jobs get half, the window the rest, perResult
+// for each finished result in it. jobs 0 (no limit) becomes that share
+// too.
+func fitDescriptors(limit, aside, jobs, window, perJob, perResult int, keepOrder bool) (int, int) {
+	avail := max(limit-aside, 2*perJob)
+	most := max(1, avail/perJob)
 	if keepOrder {
 		most = max(1, avail/2/perJob)
 	}
@@ -48,7 +52,7 @@ func fitDescriptors(limit, reserve, jobs, window, perJob int, keepOrder bool) (i
 		jobs = most
 	}
 	if keepOrder && window > 0 {
-		window = min(window, jobs+max(0, (avail-jobs*perJob)/2))
+		window = min(window, jobs+max(0, (avail-jobs*perJob)/max(perResult, 1)))
 	}
 	return jobs, window
 }
@@ -56,11 +60,12 @@ func fitDescriptors(limit, reserve, jobs, window, perJob int, keepOrder bool) (i
 // leftBehindRoom is how many of avail descriptors are kept for output
 // pipes left behind by ended jobs (capture_left.go): a sixteenth, at
 // least one and at most maxLeftBehind, so that the jobs a low limit allows
-// are few fewer (under ulimit -n 1024, grouped -j 100 runs 83 at once,
-// about 6 fewer than without that room). Under such a limit, where that
-// sixteenth is a few dozen, jobs that each leave a process behind holding
-// their output then run as fast as ever, their oldest pipes closed; they
-// do not fail for want of a descriptor.
+// are few fewer (under ulimit -n 1024 that room is 49, and grouped -j 100
+// still runs all 100 at once; -j 200 runs 100, about 6 fewer than without
+// it). Under such a limit, where that sixteenth is a few dozen, jobs that
+// each leave a process behind holding their output then run as fast as
+// ever, their oldest pipes closed; they do not fail for want of a
+// descriptor.
 func leftBehindRoom(avail int) int {
 	return min(max(avail/16, 1), maxLeftBehind)
 }

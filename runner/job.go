@@ -12,21 +12,27 @@ import (
 )
 
 // run runs one attempt of a job to its end, in slot, starting it no earlier
-// than start; announced says that -t has shown its command already. With
-// direct set, the job writes its stdout there rather than into a spool
-// file (see direct.go).
-func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, announced bool, direct *os.File) *Result {
+// than start; shown is its command as -t has shown it already, or nil.
+// With direct set, the job writes its stdout there rather than into a
+// spool file (see direct.go).
+func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.Time, shown *prepared, direct *os.File) *Result {
 	if p.Ready != nil {
 		p.Ready()
 	}
 	if p.DryRun {
 		return p.render(item, slot)
 	}
+	var prep prepared
+	if shown != nil {
+		prep = *shown
+	} else {
+		prep = p.prepare(item, slot)
+	}
 	var bf *blockFile
-	if item.Stdin != nil && p.StdinAs != OnStdin {
+	if prep.block != "" {
 		// --cat, --fifo: {} names the block's file.
 		var err error
-		if bf, err = newBlockFile(p.TmpDir, p.StdinAs, item.Stdin); err != nil {
+		if bf, err = newBlockFile(prep.block, p.StdinAs, item.Stdin); err != nil {
 			r := &Result{Item: *item, Slot: slot}
 			r.Start = time.Now()
 			return p.cannotStart(r,
@@ -43,11 +49,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 			a.Abandon() // its input will not be read by this attempt
 		}
 	}()
-	r := &Result{Item: *item, Slot: slot}
-	cmdErr := renderCommand(&r.Command, p.Template, p.WorkDir, item, slot)
+	r := &Result{Item: *item, Slot: slot, Command: prep.cmd}
 	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
-	if cmdErr != nil {
-		return p.cannotStart(r, cmdErr)
+	if prep.err != nil {
+		return p.cannotStart(r, prep.err)
 	}
 	jc, err := p.capture(r, direct)
 	if err != nil {
@@ -65,7 +70,7 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		return r
 	}
 	// After its --delay, the job is announced (-t) and timed from here.
-	if p.Announce && !announced {
+	if p.Announce && shown == nil {
 		p.announce(r.Command)
 	}
 	r.Start = time.Now()
@@ -163,6 +168,30 @@ func (p *Pool) unlist(wctx context.Context, live *attempt, r *Result) {
 		live.evict(nil)
 	}
 	p.running.Add(-1)
+}
+
+// prepared is an attempt's command, rendered before the attempt makes
+// what the command names: with --cat or --fifo, {} names block, the
+// file the attempt makes for the block. The dispatcher prepares a first
+// attempt to print its command (-t) in input order, and the attempt runs
+// what was printed rather than render it again.
+type prepared struct {
+	cmd   Command
+	err   error // renderCommand's
+	block string
+}
+
+// prepare renders the command of an attempt of item in slot.
+func (p *Pool) prepare(item *input.Item, slot Slot) prepared {
+	var pr prepared
+	if item.Stdin != nil && p.StdinAs != OnStdin {
+		pr.block = blockPath(p.TmpDir)
+		named := *item
+		named.Args = []string{pr.block}
+		item = &named
+	}
+	pr.err = renderCommand(&pr.cmd, p.Template, p.WorkDir, item, slot)
+	return pr
 }
 
 // renderCommand renders into c the command of item in slot, from t, in

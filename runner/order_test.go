@@ -171,7 +171,7 @@ func TestRunningJobs(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); len(jobs) < 2 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		jobs = p.RunningJobs()
 	}
-	if len(jobs) != 2 || jobs[0].Seq != 1 || jobs[1].Seq != 2 || jobs[1].Slot != 2 || !strings.HasSuffix(jobs[1].Command, "true 2") {
+	if len(jobs) != 2 || jobs[0].Seq != 1 || jobs[1].Seq != 2 || jobs[1].Slot.N != 2 || !strings.HasSuffix(jobs[1].Command, "true 2") {
 		t.Fatalf("running %+v: want jobs 1 and 2 in slots 1 and 2", jobs)
 	}
 	close(release)

@@ -56,22 +56,27 @@ func FuzzParseTermSeq(f *testing.F) {
 
 // FuzzTemplate: any command template, with any item, either is refused
 // (Err) or renders, through the shell parser and the quoting, without a
-// panic.
+// panic, and is sized; so in a dry run with --plus, whose {host} is shell
+// text.
 func FuzzTemplate(f *testing.F) {
 	for _, c := range [][2]string{
 		{"echo {}", "a b"}, {"echo '{}' \"{}\" $({}) `{}`", "x; rm -rf ~"}, {"cat <<EOF\n{}\nEOF", "$(reboot)"},
 		{"case {} in {}) ;; esac", "*"}, {"echo ${x#{}}", "a'b"}, {"echo {.} {/} {//} {/.} {#} {%} {1} {2.}", "dir/f.txt"},
 		{"echo $(( {} * 2 ))", "3"}, {"# {}", "\n"}, {"echo {", "}"}, {"sh -c 'echo \"$1\"' _ {}", "q\"'"},
+		{"echo `{host}` $'{sshlogin}' {}", "a"}, {"cat <<{host}\n{}\n{host}", "b"},
 	} {
 		f.Add(c[0], c[1], false)
 		f.Add(c[0], c[1], true)
 	}
 	f.Fuzz(func(t *testing.T, tmpl, item string, quote bool) {
-		tp := NewTemplate(TemplateOptions{Words: strings.Split(tmpl, " "), Quote: quote})
-		if tp.Err() != nil {
-			return
-		}
 		it := input.Item{Seq: 1, Args: []string{item, item}, Records: []string{item}}
-		tp.Render(&it, Slot{N: 1})
+		for _, sx := range []Syntax{{}, {Plus: true, DryRun: true}} {
+			tp := NewTemplate(TemplateOptions{Syntax: sx, Words: strings.Split(tmpl, " "), Quote: quote})
+			if tp.Err() == nil {
+				tp.Render(&it, Slot{N: 1})
+				_, cost := tp.Size()
+				cost(item, false)
+			}
+		}
 	})
 }

@@ -237,21 +237,23 @@ func (p *Pool) Run(intake, jobCtx context.Context, items <-chan input.Item, s *S
 			// Nothing runs, so nothing finishes out of order: rendering
 			// here, in turn, prints the commands in input order as GNU
 			// parallel does, with or without -k.
-			p.attempts(jobCtx, &j, slot, time.Time{}, false)
+			p.attempts(jobCtx, &j, slot, time.Time{}, nil)
 			continue
 		}
 		// The slot and the start are taken here, in input order: the
 		// first job gets slot 1 ({%}), and --delay starts jobs in turn.
 		at := p.pace.reserve()
-		// -t: announced here, the commands come in input order, as GNU
-		// parallel prints them; from the jobs' goroutines they would race.
-		// With --delay a job is announced when its turn comes (in order,
-		// a delay apart).
-		announced := p.Announce && p.Delay == 0
-		if announced {
-			p.announce(p.Template.Render(&item, slot))
+		// -t: rendered and announced here, the commands come in input
+		// order, as GNU parallel prints them; from the jobs' goroutines
+		// they would race. The job runs what was printed. With --delay a
+		// job is announced when its turn comes (in order, a delay apart).
+		var shown *prepared
+		if p.Announce && p.Delay == 0 {
+			pr := p.prepare(&item, slot)
+			shown = &pr
+			p.announce(pr.cmd)
 		}
-		w.run(work{j: j, slot: slot, at: at, announced: announced})
+		w.run(work{j: j, slot: slot, at: at, shown: shown})
 	}
 }
 

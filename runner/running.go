@@ -75,11 +75,12 @@ func (r *running) evictYoungest() *attempt {
 	return young
 }
 
-// RunningJob describes a running job for the status report.
+// RunningJob describes a running job for the status report: its number
+// in input order, the slot it runs in (as a Result's: its number and
+// host), its command and how long it has run.
 type RunningJob struct {
 	Seq     int64
-	Slot    int
-	Host    string
+	Slot    Slot
 	Command string
 	Runtime time.Duration
 }
@@ -91,7 +92,7 @@ func (p *Pool) RunningJobs() []RunningJob {
 	now := time.Now()
 	out := make([]RunningJob, 0, len(p.live.jobs))
 	for _, a := range p.live.jobs {
-		out = append(out, RunningJob{Seq: a.seq, Slot: a.slot.N, Host: a.slot.Host, Command: a.command.String(), Runtime: now.Sub(a.start)})
+		out = append(out, RunningJob{Seq: a.seq, Slot: a.slot, Command: a.command.String(), Runtime: now.Sub(a.start)})
 	}
 	p.live.mu.Unlock()
 	slices.SortFunc(out, func(a, b RunningJob) int { return cmp.Compare(a.Seq, b.Seq) })

@@ -31,22 +31,40 @@ type shellText struct {
 	prefix string   // how every placeholder starts; the template's own text never holds it
 	spans  []span   // spans[k]: where placeholder k stands in src
 	names  []string // names[k]: the replacement string it stands for, as written
+	// verbatim[k]: placeholder k stands for shell text written as it is,
+	// never quoted (a dry run's ${PARALLEL_SSHHOST}): it has no value to
+	// keep data, so any place takes it, as GNU parallel writes it there.
+	verbatim []bool
 }
 
 // newShellText builds the parser's text of parts: the literal text as it
-// is, each token as placeholder k (k counting tokens from 0).
+// is, each token as placeholder k (k counting tokens from 0). Tokens of
+// the same verbatim text share the placeholder of the first, as the text
+// is the same for the shell (a here-document's delimiter and its end).
 func newShellText(parts []part) *shellText {
 	st := &shellText{prefix: placeholderPrefix(parts)}
 	var b strings.Builder
+	var texts map[string]int
 	for _, p := range parts {
 		if p.tok == nil {
 			b.WriteString(p.lit)
 			continue
 		}
+		k, verbatim := len(st.spans), p.tok.what == hostText
+		if verbatim {
+			if first, ok := texts[p.tok.text]; ok {
+				k = first
+			} else if texts == nil {
+				texts = map[string]int{p.tok.text: k}
+			} else {
+				texts[p.tok.text] = k
+			}
+		}
 		from := b.Len()
-		b.WriteString(st.placeholder(len(st.spans)))
+		b.WriteString(st.placeholder(k))
 		st.spans = append(st.spans, span{from, b.Len()})
 		st.names = append(st.names, tokenName(p.tok))
+		st.verbatim = append(st.verbatim, verbatim)
 	}
 	st.src = b.String()
 	return st
@@ -144,6 +162,9 @@ func (st *shellText) parse(spans []span, src string) ([]*quoting, []bool, error)
 					continue
 				}
 				q, why := place(stack, src, s, st.prefix)
+				if st.verbatim[k] {
+					q, why = &quoting{}, ""
+				}
 				if why != "" && perr == nil {
 					perr = &placeError{st.names[k], why}
 				}
@@ -156,6 +177,9 @@ func (st *shellText) parse(spans []span, src string) ([]*quoting, []bool, error)
 		return nil, nil, perr
 	}
 	for k, s := range spans {
+		if s.to > 0 && qs[k] == nil && st.verbatim[k] {
+			qs[k] = &quoting{} // text where no leaf holds it: an end of a here-document
+		}
 		if s.to > 0 && qs[k] == nil {
 			return nil, nil, &placeError{st.names[k], "stands where fan cannot tell how the shell reads it (move it into a plain word or quotes)"}
 		}
@@ -282,10 +306,10 @@ func scriptWords(c *syntax.CallExpr) []*syntax.Word {
 // for where the script's text stands in the template. A script that is
 // one replacement string and nothing else is the item itself.
 func (st *shellText) parseScript(ws []*syntax.Word, spans []span, qs []*quoting, src string) error {
-	var held []int
+	var held []int // the placeholders of values in the script
 	for k, s := range spans {
 		for _, w := range ws {
-			if s.in(w) {
+			if s.in(w) && !st.verbatim[k] {
 				held = append(held, k)
 			}
 		}

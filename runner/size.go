@@ -13,8 +13,9 @@ import (
 // as GNU parallel does, the length of the shell command line plus one.
 // Values of {n}, {#}, {%}, {host} and {sshlogin} are counted generously
 // (in a word with {}, which -X repeats, {host} and {sshlogin}), so a
-// command is never
-// larger than its size says.
+// command is never larger than its size says. A dry run's {host} and
+// {sshlogin} are the text it writes, ${PARALLEL_SSHHOST}: counted as GNU
+// parallel counts them, once more for each argument after the first.
 func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 	if t.argvMode {
 		return t.argvSize()
@@ -26,11 +27,13 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 	var sites [][]part // where each argument lands: a context word, or {}
 	var all []*token   // {} and its modified forms outside context words
 	var pos []*token   // {n}: it may be any argument
+	again := 0         // what each argument after the first adds (hostAgain)
 	for _, w := range words {
 		if t.context && hasAllArgs(w) {
 			sites = append(sites, w)
 			continue
 		}
+		again += t.hostAgain(w)
 		for _, p := range w {
 			switch {
 			case p.tok == nil:
@@ -40,6 +43,7 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 				pos = append(pos, p.tok)
 			case p.tok.what == jobHost || p.tok.what == jobLogin:
 				base += hostRoom
+			case p.tok.what == hostText: // its text: in the line and again
 			default:
 				base += 20 // {#} and {%}: room for any number
 			}
@@ -70,8 +74,47 @@ func (t *Template) Size() (base int, cost func(arg string, first bool) int) {
 		for _, t := range pos {
 			c += quotedLenIn(t.apply(a), t) + 1
 		}
+		if !first {
+			c += again
+		}
 		return c
 	}
+}
+
+// hostAgain is what the word w, not a context word, adds to a dry run's
+// command for each argument after the first, as GNU parallel counts its
+// size: {host} and the like (${PARALLEL_SSHHOST} there) are expressions
+// of the argument to it, each counted per argument with a blank, though
+// the line holds them once. Under -X it counts, instead, each run of
+// text between blanks that holds them, and a blank, per argument.
+func (t *Template) hostAgain(w []part) int {
+	n := 0
+	run, held := 0, false // the text since the last blank; it holds one
+	end := func() {
+		if held && t.context {
+			n += run + 1
+		}
+		run, held = 0, false
+	}
+	for _, p := range w {
+		switch {
+		case p.tok == nil:
+			for i := 0; i < len(p.lit); i++ {
+				if c := p.lit[i]; c == ' ' || c == '\t' || c == '\n' {
+					end()
+				} else {
+					run++
+				}
+			}
+		case p.tok.what == hostText:
+			run, held = run+len(p.tok.text), true
+			if !t.context {
+				n += len(p.tok.text) + 1
+			}
+		}
+	}
+	end()
+	return n
 }
 
 // hostRoom is the room Size leaves for a {host} or {sshlogin}: the host

@@ -151,3 +151,33 @@ func TestSizeRoomForHost(t *testing.T) {
 		t.Errorf("-X: %q is %d bytes, Size says %d", line, len(line)+1, want)
 	}
 }
+
+// TestSizeDryRunHost: a dry run's {host} is the text ${PARALLEL_SSHHOST},
+// sized as GNU parallel sizes it, so that -s, -m and -X take the jobs it
+// takes: the line, plus, for each argument after the first, the text and
+// a blank again (under -X the run of text between blanks that holds it).
+// The wants are GNU parallel 20221122's sizes plus one (this Size's NUL),
+// read off the smallest -s that packs the arguments into one line.
+func TestSizeDryRunHost(t *testing.T) {
+	tests := []struct {
+		words   []string
+		context bool
+		args    []string
+		want    int
+	}{
+		{[]string{"echo", "{host}"}, false, nil, 25},
+		{[]string{"echo", "{host}", "{}"}, false, []string{"a"}, 27},
+		{[]string{"echo", "{host}", "{}"}, false, []string{"a", "bb", "c"}, 72},
+		{[]string{"echo", "x{host}y", "p{}"}, true, []string{"a", "bb", "c"}, 81},
+	}
+	for _, tt := range tests {
+		tpl := NewTemplate(TemplateOptions{Syntax: Syntax{Plus: true, DryRun: true}, Words: tt.words, Context: tt.context})
+		size, cost := tpl.Size()
+		for i, a := range tt.args {
+			size += cost(a, i == 0)
+		}
+		if size != tt.want {
+			t.Errorf("%q (-X %v) with %q: Size says %d, GNU parallel %d", tt.words, tt.context, tt.args, size, tt.want)
+		}
+	}
+}

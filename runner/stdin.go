@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -80,31 +83,42 @@ type blockFile struct {
 	done chan struct{} // closed when the FIFO's writer is done
 }
 
-// newBlockFile makes the file or FIFO for an attempt in dir, the file
-// holding the block already.
-func newBlockFile(dir string, mode StdinMode, in input.Stdin) (*blockFile, error) {
-	f, err := os.CreateTemp(dir, "fan-block-")
-	if err != nil {
-		return nil, err
-	}
-	b := &blockFile{path: f.Name(), mode: mode, in: in}
-	if mode == InFile {
-		b.sent, err = in.WriteTo(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(b.path)
-			return nil, err
+// newBlockFile makes the file or FIFO for an attempt at path (from
+// blockPath), the file holding the block already. It fails if something
+// is there already: the name was printed (-t) as the one the job reads.
+func newBlockFile(path string, mode StdinMode, in input.Stdin) (*blockFile, error) {
+	b := &blockFile{path: path, mode: mode, in: in}
+	if mode == InFIFO {
+		if err := unix.Mkfifo(path, 0o600); err != nil {
+			return nil, &os.PathError{Op: "mkfifo", Path: path, Err: err}
 		}
 		return b, nil
 	}
-	f.Close()
-	os.Remove(b.path)
-	if err := unix.Mkfifo(b.path, 0o600); err != nil {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	b.sent, err = in.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
 		return nil, err
 	}
 	return b, nil
+}
+
+// blockPath names a new file for an attempt's block in dir ("" is
+// $TMPDIR), as os.CreateTemp would: a random name, made with O_EXCL (or
+// mkfifo) so that nothing put there in between is used. It is named
+// apart from making it so that -t can print the command with the name
+// before the attempt makes the file.
+func blockPath(dir string) string {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "fan-block-"+strconv.FormatUint(rand.Uint64(), 36))
 }
 
 // started starts writing into the FIFO once the job opens it.

@@ -22,10 +22,10 @@ type workers struct {
 
 // work is a job handed to a worker: what attempts takes.
 type work struct {
-	j         job
-	slot      Slot
-	at        time.Time
-	announced bool
+	j     job
+	slot  Slot
+	at    time.Time
+	shown *prepared
 }
 
 func newWorkers(ctx context.Context, p *Pool) *workers {
@@ -43,7 +43,7 @@ func (w *workers) run(x work) {
 	go func() {
 		defer w.wg.Done()
 		for ok := true; ok; x, ok = <-w.idle {
-			w.p.attempts(w.ctx, &x.j, x.slot, x.at, x.announced)
+			w.p.attempts(w.ctx, &x.j, x.slot, x.at, x.shown)
 			x = work{} // an idle worker holds no item
 		}
 	}()
