@@ -88,12 +88,12 @@ func TestCaptureNoSpoolFile(t *testing.T) {
 // user is told once.
 func TestSpawnWaitsForProcesses(t *testing.T) {
 	refusals := 3
-	startProcess = func(c *Command, env []string, stdio []uintptr) (*proc, error) {
+	startProcess = func(c *Command, env []string, stdio []uintptr, inherited []int) (*proc, error) {
 		if refusals > 0 {
 			refusals--
 			return nil, syscall.EAGAIN
 		}
-		return spawn(c, env, stdio)
+		return spawn(c, env, stdio, inherited)
 	}
 	defer func() { startProcess = spawn }()
 	var notes []string
@@ -117,7 +117,9 @@ func TestSpawnWaitsForProcesses(t *testing.T) {
 // not before forkRetryAlone.
 func TestSpawnGivesUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		startProcess = func(c *Command, env []string, stdio []uintptr) (*proc, error) { return nil, syscall.EAGAIN }
+		startProcess = func(c *Command, env []string, stdio []uintptr, inherited []int) (*proc, error) {
+			return nil, syscall.EAGAIN
+		}
 		defer func() { startProcess = spawn }()
 		l := &Local{}
 		start := time.Now()

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fan-run/fan/internal/pathmsg"
-	"golang.org/x/sys/unix"
 )
 
 // Local is the Executor that runs jobs on this machine: each attempt is
@@ -206,17 +205,10 @@ func (l *Local) spawnWaiting(c *Command, a *Attempt, stdio []uintptr) (*proc, er
 // startProcess starts c, from the niced thread with --nice, keeping
 // the descriptors fan inherited open in it.
 func (l *Local) startProcess(c *Command, env []string, stdio []uintptr) (*proc, error) {
-	stdio, moved, err := clearOfInherited(stdio, l.inherited)
-	if err != nil {
-		return nil, err
-	}
-	if moved >= 0 {
-		defer unix.Close(moved)
-	}
 	if l.nice != nil {
-		return l.nice.spawn(c, env, stdio)
+		return l.nice.spawn(c, env, stdio, l.inherited)
 	}
-	return startProcess(c, env, stdio)
+	return startProcess(c, env, stdio, l.inherited)
 }
 
 // holdsNUL reports whether an argument holds a NUL byte: exec refuses such

@@ -114,50 +114,52 @@ func TestClearOfInherited(t *testing.T) {
 
 // A job keeps a descriptor fan inherited even when the descriptor it is
 // handed for its stdout is numbered just below it, where ForkExec puts its
-// own error pipe in the child.
+// own error pipe in the child (vforkSpawn puts nothing there).
 func TestStartKeepsInheritedDescriptors(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const inherited = 801
-	openAt(t, inherited, true)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := unix.Dup3(int(w.Fd()), inherited-1, unix.O_CLOEXEC); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	l, err := NewLocal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if !slices.Contains(l.inherited, inherited) {
-		t.Fatalf("fd %d not found inherited: %v", inherited, l.inherited)
-	}
-	c := &Command{Path: sh, Args: []string{sh, "-c", "ls /proc/self/fd"}}
-	pr, err := l.startProcess(c, nil, []uintptr{l.devnull.Fd(), inherited - 1, 2})
-	unix.Close(inherited - 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bg := context.Background()
-	if ws, _ := pr.wait(bg, bg, nil, false); ws.ExitStatus() != 0 {
-		t.Fatalf("ls: status %v", ws)
-	}
-	fds := strings.Fields(string(bytes.TrimSpace(out)))
-	if !slices.Contains(fds, strconv.Itoa(inherited)) {
-		t.Errorf("the job's descriptors %v lack the inherited %d", fds, inherited)
-	}
-	if slices.Contains(fds, strconv.Itoa(inherited-1)) {
-		t.Errorf("the job's descriptors %v hold fan's own %d", fds, inherited-1)
-	}
+	forEachSpawnPath(t, func(t *testing.T, start spawnPath) {
+		sh, err := exec.LookPath("sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const inherited = 801
+		openAt(t, inherited, true)
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if err := unix.Dup3(int(w.Fd()), inherited-1, unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		l, err := NewLocal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if !slices.Contains(l.inherited, inherited) {
+			t.Fatalf("fd %d not found inherited: %v", inherited, l.inherited)
+		}
+		c := &Command{Path: sh, Args: []string{sh, "-c", "ls /proc/self/fd"}}
+		pr, err := start(c, nil, []uintptr{l.devnull.Fd(), inherited - 1, 2}, l.inherited)
+		unix.Close(inherited - 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bg := context.Background()
+		if ws, _ := pr.wait(bg, bg, nil, false); ws.ExitStatus() != 0 {
+			t.Fatalf("ls: status %v", ws)
+		}
+		fds := strings.Fields(string(bytes.TrimSpace(out)))
+		if !slices.Contains(fds, strconv.Itoa(inherited)) {
+			t.Errorf("the job's descriptors %v lack the inherited %d", fds, inherited)
+		}
+		if slices.Contains(fds, strconv.Itoa(inherited-1)) {
+			t.Errorf("the job's descriptors %v hold fan's own %d", fds, inherited-1)
+		}
+	})
 }

@@ -18,10 +18,11 @@ type niceSpawner struct {
 }
 
 type spawnReq struct {
-	c     *Command
-	env   []string
-	stdio []uintptr
-	reply chan spawnReply
+	c         *Command
+	env       []string
+	stdio     []uintptr
+	inherited []int
+	reply     chan spawnReply
 }
 
 type spawnReply struct {
@@ -46,7 +47,7 @@ func (l *Local) SetNice(n int) error {
 		}
 		errc <- nil
 		for r := range s.reqs {
-			p, err := startProcess(r.c, r.env, r.stdio)
+			p, err := startProcess(r.c, r.env, r.stdio, r.inherited)
 			r.reply <- spawnReply{p, err}
 		}
 	}()
@@ -58,9 +59,9 @@ func (l *Local) SetNice(n int) error {
 }
 
 // spawn starts c from the niced thread.
-func (s *niceSpawner) spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
+func (s *niceSpawner) spawn(c *Command, env []string, stdio []uintptr, inherited []int) (*proc, error) {
 	reply := make(chan spawnReply, 1)
-	s.reqs <- spawnReq{c, env, stdio, reply}
+	s.reqs <- spawnReq{c, env, stdio, inherited, reply}
 	r := <-reply
 	return r.p, r.err
 }

@@ -73,7 +73,7 @@ func BenchmarkSpawnTrue(b *testing.B) {
 	}
 	c := &Command{Path: path, Args: []string{path, "x"}}
 	for b.Loop() {
-		pr, err := spawn(c, nil, []uintptr{0, 1, 2})
+		pr, err := spawn(c, nil, []uintptr{0, 1, 2}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -32,42 +32,6 @@ type proc struct {
 	listed *groups // where the group is listed, to come off before the reap
 }
 
-// spawn starts c in a new process group with the given stdin, stdout and
-// stderr. Should fan itself be killed (SIGKILL: it cannot sweep then), the
-// kernel kills the job's main process with it (Pdeathsig; Go's threads
-// do not exit under a running job, so the thread that forked it outlives
-// it).
-func spawn(c *Command, env []string, stdio []uintptr) (*proc, error) {
-	pidfd := -1
-	attr := &syscall.ProcAttr{
-		Dir:   c.Dir,
-		Env:   env,
-		Files: stdio,
-		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd, Pdeathsig: syscall.SIGKILL},
-	}
-	pid, err := syscall.ForkExec(c.Path, c.Args, attr)
-	if err != nil {
-		return nil, err
-	}
-	p := &proc{pid: pid, pidfd: pidfd}
-	// A pidfd's file status flags are only its access mode, so O_NONBLOCK
-	// (for the netpoller) is set with one fcntl rather than unix.SetNonblock's
-	// two.
-	if pidfd >= 0 {
-		if _, err := unix.FcntlInt(uintptr(pidfd), unix.F_SETFL, unix.O_NONBLOCK); err == nil {
-			return p, nil
-		}
-		unix.Close(pidfd)
-		p.pidfd = -1
-	}
-	p.exitc = make(chan struct{})
-	go func() {
-		p.blockUntilExit()
-		close(p.exitc)
-	}()
-	return p, nil
-}
-
 // poller is the pidfd as a file on Go's netpoller, made the first time a
 // wait needs it: a blocking wait that no timeout or drain interrupts never
 // registers it. The file then owns the pidfd.

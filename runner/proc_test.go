@@ -18,7 +18,7 @@ func TestProcWait(t *testing.T) {
 	}
 	run := func(t *testing.T, script string, block bool, ctx, kill context.Context, seq TermSeq) (syscall.WaitStatus, bool, time.Duration) {
 		t.Helper()
-		pr, err := spawn(&Command{Path: sh, Args: []string{sh, "-c", script}}, nil, []uintptr{0, 1, 2})
+		pr, err := spawn(&Command{Path: sh, Args: []string{sh, "-c", script}}, nil, []uintptr{0, 1, 2}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
