@@ -929,3 +929,127 @@ func TestRemotePlusHost(t *testing.T) {
 	}
 	noLeftovers(t, hs)
 }
+
+// A host that takes the connection and never answers (a machine still
+// booting, a hung sshd, a firewall that drops what it let through; here a
+// listener that never writes, reached with no ConnectTimeout, with which
+// ssh alone would wait for ever) is unreachable once its login has taken
+// 20 s: it is quarantined like a host that refuses, its items run
+// elsewhere, and fan leaves no connection to it behind.
+func TestRemoteSilentHost(t *testing.T) {
+	t.Parallel()
+	hs := sshtest.Start(t, 1, sshtest.Options{})
+	conns := hs.Silent(t, "quiet")
+	// The runs' directories are the test's, which sshtest made
+	// reachable to the host's user (a subtest's are not).
+	dirs := [3]string{t.TempDir(), t.TempDir(), t.TempDir()}
+	const said = "fan: host quiet cannot be reached (no answer within 20s: ssh did not log in): it takes no jobs until it answers again; its items run elsewhere\n"
+	t.Run("beside a host that answers", func(t *testing.T) {
+		t.Parallel()
+		dir := dirs[0]
+		shared := sharedDir(t, dir)
+		// The first item holds a slot of h1 until the test has seen what
+		// fan says of quiet: the run lasts until then.
+		job := fmt.Sprintf(`if [ {} = wait ]; then while [ ! -e %s/go ]; do sleep 0.1; done; fi; echo {}`, shared)
+		c := remoteFan(t, hs, dir, "-S", "2/h1,2/quiet", "--joblog", "log", job, ":::", "wait", "1", "2", "3", "4", "5", "6")
+		stderr := stderrFile(t, c)
+		var out bytes.Buffer
+		c.Stdout = &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		killer := time.AfterFunc(2*time.Minute, func() { c.Process.Kill() })
+		defer killer.Stop()
+		begin := time.Now()
+		for !strings.Contains(stderr(), "host quiet") && time.Since(begin) < time.Minute {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err := os.WriteFile(filepath.Join(shared, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		status, err := exitCode(c.Wait())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != 0 || strings.Join(sortedLines(out.String()), " ") != "1 2 3 4 5 6 wait" {
+			t.Errorf("status %d, stdout %q: want 0 and every item once", status, out.String())
+		}
+		if got := stderr(); got != said {
+			t.Errorf("stderr %q, want %q", got, said)
+		}
+		for seq, hosts := range joblogHosts(t, filepath.Join(dir, "log")) {
+			if len(hosts) != 1 || hosts[0] != "h1 exit 0" {
+				t.Errorf("job %s logged as %v, want once, on h1", seq, hosts)
+			}
+		}
+	})
+	t.Run("alone, with --host-timeout", func(t *testing.T) {
+		t.Parallel()
+		dir := dirs[1]
+		c := remoteFan(t, hs, dir, "-S", "1/quiet", "--host-timeout", "1s", "--failures", "failed", "echo {}", ":::", "a", "b")
+		begin := time.Now()
+		timer := time.AfterFunc(2*time.Minute, func() { c.Process.Kill() })
+		r := run(t, c)
+		timer.Stop()
+		if r.status != 2 || !strings.HasPrefix(r.stderr, said+"fan: no host could be reached for 1s (quiet): not starting the remaining jobs\n") {
+			t.Errorf("status %d after %v, stderr:\n%s\nwant 2 (two items not run), and first:\n%s", r.status, time.Since(begin), r.stderr, said)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "failed")); string(b) != "a\nb\n" {
+			t.Errorf("failures file %q, want every item", b)
+		}
+	})
+	t.Run("Ctrl-C", func(t *testing.T) {
+		t.Parallel()
+		// Ctrl-C while fan waits for the host's first answer ends the
+		// run at once.
+		dir := dirs[2]
+		c := remoteFan(t, hs, dir, "-S", "1/quiet", "--failures", "failed", "echo {}", ":::", "a", "b")
+		stderr := stderrFile(t, c)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		killer := time.AfterFunc(2*time.Minute, func() { c.Process.Kill() })
+		defer killer.Stop()
+		time.Sleep(time.Second)
+		begin := time.Now()
+		c.Process.Signal(syscall.SIGINT)
+		status, err := exitCode(c.Wait())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(begin); status != 130 || took > 10*time.Second {
+			t.Errorf("status %d %v after Ctrl-C, want 130 at once; stderr:\n%s", status, took, stderr())
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "failed")); string(b) != "a\nb\n" {
+			t.Errorf("failures file %q, want every item; stderr:\n%s", b, stderr())
+		}
+	})
+	t.Cleanup(func() {
+		// After the runs (the subtests' cleanups come first): fan
+		// left no connection to the host open.
+		taken, open := conns()
+		for wait := time.Now().Add(5 * time.Second); open != 0 && time.Now().Before(wait); _, open = conns() {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if taken == 0 || open != 0 {
+			t.Errorf("the silent host took %d connections, and %d are open after fan exited; want some, none", taken, open)
+		}
+	})
+}
+
+// stderrFile sends c's stderr to a file, and returns what reads it (while
+// c runs, too).
+func stderrFile(t *testing.T, c *exec.Cmd) func() string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "stderr")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	c.Stderr = f
+	return func() string {
+		b, _ := os.ReadFile(path)
+		return string(b)
+	}
+}

@@ -28,10 +28,24 @@ type Config struct {
 	// opens another connection to the same host; should the host refuse
 	// a channel sooner, that connection is given fewer.
 	MaxSessions int
+	// DialTimeout bounds the opening of a connection, from starting ssh
+	// to its having logged in: a host that takes the connection and
+	// never answers (a hung sshd, a machine still booting, a firewall
+	// that drops what it let through) is unreachable once it has passed.
+	// 0 is DefaultDialTimeout.
+	DialTimeout time.Duration
 }
 
 // DefaultMaxSessions is sshd's default MaxSessions.
 const DefaultMaxSessions = 10
+
+// DefaultDialTimeout is how long a connection may take to log in. ssh has
+// no bound of its own unless the user's ssh_config sets ConnectTimeout,
+// and even that one ends with the banner exchange, before the key
+// exchange and the login. A login over a slow link, or to an sshd whose
+// reverse DNS lookup times out, takes seconds; one that has not ended in
+// this long is taken as not coming.
+const DefaultDialTimeout = 20 * time.Second
 
 // Host is the shared connection to one host: one OpenSSH master
 // connection (ControlMaster), through which every job, probe and signal
@@ -44,9 +58,10 @@ const DefaultMaxSessions = 10
 // for concurrent use.
 type Host struct {
 	login Login
-	ssh   []string // the ssh command for the login, without the destination
-	dir   string   // private directory of the control sockets
-	max   int      // channels a connection carries: Config.MaxSessions, less once refused
+	ssh   []string      // the ssh command for the login, without the destination
+	dir   string        // private directory of the control sockets
+	max   int           // channels a connection carries: Config.MaxSessions, less once refused
+	bound time.Duration // Config.DialTimeout
 
 	mu      sync.Mutex
 	masters []*master     // connected (or lost, with channels still open)
@@ -85,7 +100,11 @@ func NewHost(l Login, c Config) (*Host, error) {
 	if limit <= 0 {
 		limit = DefaultMaxSessions
 	}
-	return &Host{login: l, ssh: l.Command(c.SSH), dir: dir, max: limit, changed: make(chan struct{})}, nil
+	bound := c.DialTimeout
+	if bound <= 0 {
+		bound = DefaultDialTimeout
+	}
+	return &Host{login: l, ssh: l.Command(c.SSH), dir: dir, max: limit, bound: bound, changed: make(chan struct{})}, nil
 }
 
 // socketBase is where control socket directories go: the temporary
@@ -275,9 +294,14 @@ func (h *Host) dial() *master {
 }
 
 // await waits until m's control socket accepts connections (the master
-// has logged in), or m's process has exited.
+// has logged in), or m's process has exited, or h's bound has passed:
+// then it stops m, which would wait for a host that does not answer for
+// ever, so that the next acquire opens a connection of its own rather
+// than wait for this one.
 func (h *Host) await(m *master) error {
 	wait := time.Millisecond
+	bound := time.NewTimer(h.bound)
+	defer bound.Stop()
 	for {
 		if c, err := net.Dial("unix", m.path); err == nil {
 			c.Close()
@@ -288,6 +312,14 @@ func (h *Host) await(m *master) error {
 			msg := oneLine(m.out.String())
 			if msg == "" {
 				msg = "ssh " + m.cmd.ProcessState.String()
+			}
+			return h.transport(errors.New(msg))
+		case <-bound.C:
+			said := oneLine(m.out.String()) // before its dying words
+			m.stop()
+			msg := fmt.Sprintf("no answer within %v: ssh did not log in", h.bound)
+			if said != "" {
+				msg += " (" + said + ")"
 			}
 			return h.transport(errors.New(msg))
 		case <-time.After(wait):

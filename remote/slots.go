@@ -127,8 +127,10 @@ const unlimited = 1 << 20
 const (
 	firstBackoff = time.Second
 	maxBackoff   = 30 * time.Second
-	// probeTimeout bounds one probe: a host that does not answer in
-	// that time (a silent one) counts as unreachable.
+	// probeTimeout bounds what a probe asks of a host once connected
+	// (the base files, its CPU count): a host that does not answer in
+	// that time counts as unreachable. Connecting has its own bound
+	// (Config.DialTimeout).
 	probeTimeout = 20 * time.Second
 )
 
@@ -307,11 +309,11 @@ func (s *Slots) probe(p *place, wait time.Duration) {
 // probeOnce connects to p's host, copies the base files there the first
 // time, and asks its CPU count when its slots are not known yet.
 func (s *Slots) probeOnce(p *place) error {
-	ctx, cancel := context.WithTimeout(s.ctx, probeTimeout)
-	defer cancel()
-	if err := p.host.Connect(ctx); err != nil {
+	if err := p.host.Connect(s.ctx); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeoutCause(s.ctx, probeTimeout, fmt.Errorf("no answer within %v", probeTimeout))
+	defer cancel()
 	s.mu.Lock()
 	known, based := p.limit > 0, p.based || s.base == nil
 	s.mu.Unlock()

@@ -121,9 +121,19 @@ func TestSlotsQuarantineAHostThatDies(t *testing.T) {
 	hs := sshtest.Start(t, 2, sshtest.Options{})
 	s, _ := newSlots(t, "1/h1,1/h2", remote.Config{SSH: hs.SSH()})
 	n := listen(s)
-	ctx := context.Background()
-	a, _ := s.Take(ctx)
-	b, _ := s.Take(ctx)
+	// Each Take waits for a slot with no bound of its own: a host that
+	// never came back would hang the test rather than fail it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	take := func() runner.Slot {
+		t.Helper()
+		sl, ok := s.Take(ctx)
+		if !ok {
+			t.Fatalf("no slot for 2 minutes; said %q", n.all())
+		}
+		return sl
+	}
+	a, b := take(), take()
 	if a.Host == b.Host {
 		t.Fatalf("both slots on %s", a.Host)
 	}
@@ -133,7 +143,7 @@ func TestSlotsQuarantineAHostThatDies(t *testing.T) {
 	// A job on h1 fails to start: h1 is quarantined, and every slot
 	// from then on is h2's, until h1 answers again.
 	for range 2 {
-		sl, _ := s.Take(ctx)
+		sl := take()
 		if sl.Host == "h1" {
 			pr, err := sl.Exec.Start(&runner.Attempt{Command: shell("true")})
 			if err == nil {
@@ -146,7 +156,7 @@ func TestSlotsQuarantineAHostThatDies(t *testing.T) {
 		s.Put(sl)
 	}
 	for range 4 {
-		sl, _ := s.Take(ctx)
+		sl := take()
 		if sl.Host != "h2" {
 			t.Errorf("a slot on %s while h1 is dead", sl.Host)
 		}
@@ -157,8 +167,7 @@ func TestSlotsQuarantineAHostThatDies(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		a, _ := s.Take(ctx)
-		b, _ := s.Take(ctx)
+		a, b := take(), take()
 		s.Put(a)
 		s.Put(b)
 		if a.Host != b.Host {
