@@ -51,6 +51,22 @@ func TestDifferentialRemote(t *testing.T) {
 	}
 }
 
+// TestDifferentialRemoteOnAllRefused runs --onall and --nonall with a
+// host that refuses the connection (its sshd is down) beside one that
+// answers: the same stdout, and the same status (one host failed), though
+// fan tries the refused host once and GNU parallel once per item.
+func TestDifferentialRemoteOnAllRefused(t *testing.T) {
+	parallel, fan := parallelAndFan(t)
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	hs.Hosts[1].Down()
+	for _, args := range [][]string{
+		{"-k", "--onall", "-S", "h1,h2", "echo", ":::", "a", "b", "c"},
+		{"-k", "--nonall", "-S", "h2,h1", "echo hi"},
+	} {
+		t.Run(args[1], func(t *testing.T) { compareRemote(t, hs, fan, parallel, args) })
+	}
+}
+
 // TestDifferentialRemoteFunctions passes exported bash functions to a
 // host with --env, through fan and GNU parallel: one whose name holds a
 // dash, which no variable's may, and one that needs bash. GNU parallel

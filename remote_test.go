@@ -764,6 +764,52 @@ func TestRemoteOnAll(t *testing.T) {
 	}
 }
 
+// With --onall, a host that cannot be reached is tried once, not once per
+// item: one that refuses (h2, its sshd down) and one that takes the
+// connection and never answers (quiet, which costs the 20 s bound on
+// logging in) fail all their items at once, with the reason, while h1
+// runs its own; the run lasts one bound, not one per item.
+func TestRemoteOnAllUnreachableHostTriedOnce(t *testing.T) {
+	t.Parallel()
+	hs := sshtest.Start(t, 2, sshtest.Options{})
+	hs.Hosts[1].Down()
+	conns := hs.Silent(t, "quiet")
+	dir := t.TempDir()
+	c := remoteFan(t, hs, dir, "--onall", "-S", "h1,h2,quiet", "-k", "--joblog", "log", "echo {} $(whoami)", ":::", "1", "2", "3", "4", "5")
+	killer := time.AfterFunc(3*time.Minute, func() { c.Process.Kill() })
+	defer killer.Stop()
+	begin := time.Now()
+	r := run(t, c)
+	if took := time.Since(begin); took > time.Minute {
+		t.Errorf("the run took %v: each item waited for the silent host", took)
+	}
+	u := hs.Hosts[0].User
+	want := fmt.Sprintf("1 %s\n2 %s\n3 %s\n4 %s\n5 %s\n", u, u, u, u, u)
+	if r.status != 2 || r.stdout != want {
+		t.Errorf("status %d, stdout %q; want 2 (two hosts had jobs fail) and %q; stderr:\n%s", r.status, r.stdout, want, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	const silent = "no answer within 20s: ssh did not log in"
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "fan: job 1: host h2: ssh: ") ||
+		!strings.HasPrefix(lines[1], "fan: host h2: 4 jobs not started: it cannot be reached (ssh: ") ||
+		lines[2] != "fan: job 1: host quiet: "+silent ||
+		lines[3] != "fan: host quiet: 4 jobs not started: it cannot be reached ("+silent+")" {
+		t.Errorf("stderr:\n%s\nwant, for h2 then quiet, job 1's failure and the 4 jobs not started, and the summary", r.stderr)
+	}
+	logged := joblogHosts(t, filepath.Join(dir, "log"))
+	if got := fmt.Sprint(logged); got != "map[1:[h1 exit 0] 2:[h2 exit 5] 3:[quiet exit 5]]" {
+		t.Errorf("joblog rows %s, want h1 exit 0, and h2 and quiet exit 5 (their failed jobs)", got)
+	}
+	taken, open := conns()
+	for wait := time.Now().Add(5 * time.Second); open != 0 && time.Now().Before(wait); _, open = conns() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if taken != 1 || open != 0 {
+		t.Errorf("the silent host took %d connections, %d still open after the run; want one, closed", taken, open)
+	}
+	noLeftovers(t, hs)
+}
+
 func TestRemoteHostGoesSilent(t *testing.T) {
 	hs := sshtest.Start(t, 2, sshtest.Options{})
 	dir := t.TempDir()

@@ -56,7 +56,7 @@ func addRemoteFlags(f *pflag.FlagSet, o *Options) {
 	f.BoolVar(&r.Cleanup, "cleanup", false, "remove the files of --transfer and --return from the host once the job is done")
 	stringArrayVar(f, &r.TRC, "trc", "", "--transfer --return `FILE` --cleanup; repeatable")
 	stringArrayVar(f, &r.Base, "basefile", "", "copy `FILE` to each host once, before its first job, into --workdir or the login's home (removed at the end with --cleanup; also --bf); repeatable")
-	f.BoolVar(&r.OnAll, "onall", false, "run every item on every host: one job per host runs them there in turn (up to -j hosts at once, all without -j); its output comes whole, --tag names the host, the exit status counts the hosts where a job failed")
+	f.BoolVar(&r.OnAll, "onall", false, "run every item on every host: one job per host runs them there in turn (up to -j hosts at once, all without -j); its output comes whole, --tag names the host, the exit status counts the hosts where a job failed; a host that cannot be reached is tried once, and its other items fail at once")
 	f.BoolVar(&r.NonAll, "nonall", false, "run the command once on every host, with no argument and no input (as --onall)")
 	f.BoolVar(&r.FilterHosts, "filter-hosts", false, "before the first job, try every host and drop for the run those that cannot be reached (each named on stderr)")
 	durationVar(f, &r.HostTimeout, "host-timeout", "while no host can be reached (a host that has not logged in 20 s after ssh started cannot), wait `D` before giving up the jobs not started (default 5m)")

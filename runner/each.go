@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +24,11 @@ import (
 // ({#}, FAN_SEQ) its item's; it gets Timeout and up to Retries runs, as
 // in a run of its own. Once the attempt's Cancel ends (a drain), no
 // further job starts: those left count as failed and are named on the
-// attempt's stderr.
+// attempt's stderr. So it is once a job finds that On cannot be reached
+// (a *TransportError: ssh could not log in, or the connection was lost
+// while the job ran): On is not tried again in this attempt, as every
+// later job would wait for it as long (for a silent host, the whole
+// bound on logging in).
 type Each struct {
 	Items    []input.Item
 	Template *Template
@@ -91,12 +96,23 @@ func (r *eachRun) Wait(stop, kill context.Context, seq TermSeq) (Exit, error) {
 	for i := range e.Items {
 		if stop.Err() != nil || cancel.Err() != nil {
 			left := len(e.Items) - i
-			fmt.Fprintf(stderr, "fan: %s: %d jobs not started: the run is stopping\n", e.Where, left)
+			fmt.Fprintf(stderr, "fan: %s: %d job%s not started: the run is stopping\n", e.Where, left, plural(left))
 			failed += left
 			break
 		}
-		if !r.job(&e.Items[i], stop, kill, seq, stderr) {
+		ok, lost := r.job(&e.Items[i], stop, kill, seq, stderr)
+		if !ok {
 			failed++
+		}
+		if lost != nil && stop.Err() == nil && cancel.Err() == nil {
+			// The host is not tried again: each later job would wait
+			// for it as this one did (a silent host costs each the
+			// whole bound on logging in).
+			if left := len(e.Items) - i - 1; left > 0 {
+				fmt.Fprintf(stderr, "fan: %s: %d job%s not started: it cannot be reached (%v)\n", e.Where, left, plural(left), lost)
+				failed += left
+			}
+			break
 		}
 	}
 	return Exit{Status: exitStatus(failed), Terminated: stop.Err() != nil}, nil
@@ -106,26 +122,29 @@ func (r *eachRun) Wait(stop, kill context.Context, seq TermSeq) (Exit, error) {
 // of failed jobs, as fan's own exit status counts them.
 func exitStatus(failed int) syscall.WaitStatus { return syscall.WaitStatus(min(failed, 101) << 8) }
 
-// job runs one item, with its retries, and reports whether it succeeded.
-func (r *eachRun) job(item *input.Item, stop, kill context.Context, seq TermSeq, stderr io.Writer) bool {
+// job runs one item, with its retries, and reports whether it succeeded;
+// lost is why the host could not be reached (the job did not start, or
+// its connection was lost while it ran), if so.
+func (r *eachRun) job(item *input.Item, stop, kill context.Context, seq TermSeq, stderr io.Writer) (ok bool, lost error) {
 	for try := 1; ; try++ {
-		ok, retry := r.once(item, stop, kill, seq, stderr)
+		ok, retry, lost := r.once(item, stop, kill, seq, stderr)
 		if ok || !retry || try >= r.e.Retries || stop.Err() != nil {
-			return ok
+			return ok, lost
 		}
 	}
 }
 
 // once runs one attempt of item; retry reports whether the job ran (and
-// so may run again).
-func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq, stderr io.Writer) (ok, retry bool) {
+// so may run again), lost why the host could not be reached, if so: a
+// *TransportError's cause.
+func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq, stderr io.Writer) (ok, retry bool, lost error) {
 	e, a := r.e, r.a
 	slot := e.On
 	slot.N = 1
 	var cmd Command
 	if err := renderCommand(&cmd, e.Template, e.WorkDir, item, slot); err != nil {
 		fmt.Fprintf(stderr, "fan: %v\n", err)
-		return false, false
+		return false, false, nil
 	}
 	att := &Attempt{Seq: item.Seq, Command: &cmd, Env: jobEnv(e.Env, e.SlotVar, item.Seq, slot),
 		Stdout: a.Stdout, Stderr: a.Stderr, Shell: e.Template.shell, Cancel: a.Cancel,
@@ -133,7 +152,8 @@ func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq
 	pr, err := e.On.Exec.Start(att)
 	if err != nil {
 		fmt.Fprintf(stderr, "fan: job %d: %v\n", item.Seq, err)
-		return false, !IsTransport(err)
+		lost := unreachable(err)
+		return false, lost == nil, lost
 	}
 	jctx, done := stop, context.CancelFunc(func() {})
 	if e.Timeout > 0 {
@@ -144,10 +164,20 @@ func (r *eachRun) once(item *input.Item, stop, kill context.Context, seq TermSeq
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "fan: job %d: %v\n", item.Seq, err)
-		return false, false
+		return false, false, unreachable(err)
 	case x.Terminated && stop.Err() == nil:
 		fmt.Fprintf(stderr, "fan: job %d timed out after %.1fs and was stopped: %s\n", item.Seq, e.Timeout.Seconds(), cmd.String())
-		return false, true
+		return false, true, nil
 	}
-	return x.Status.Exited() && x.Status.ExitStatus() == 0, true
+	return x.Status.Exited() && x.Status.ExitStatus() == 0, true, nil
+}
+
+// unreachable is why err says that the host could not be reached (a
+// *TransportError's cause, without the host's name), or nil.
+func unreachable(err error) error {
+	var te *TransportError
+	if errors.As(err, &te) {
+		return te.Err
+	}
+	return nil
 }
