@@ -78,6 +78,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	jctx, timeoutHit := p.deadline(ctx)
 	a := &Attempt{Seq: item.Seq, Command: &r.Command, Env: p.jobEnv(item.Seq, slot),
 		Stdout: r.Stdout, Stderr: r.Stderr, Shell: p.Template.shell, Cancel: p.intake, Files: p.files(item, slot)}
+	if bf != nil {
+		a.Env = append(a.Env, "PARALLEL_TMP="+bf.path) // as GNU parallel names it for --cat and --fifo
+	}
 	_, local := slot.Exec.(*Local)
 	if jc != nil && local {
 		a.captured = jc

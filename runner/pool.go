@@ -15,9 +15,10 @@ import (
 // JobVars are the variables the pool sets in each job's environment: its
 // job number and its slot, under fan's names and GNU parallel's (for
 // scripts written for it), and, as GNU parallel sets them, the login and
-// host it runs on (":" for this machine).
+// host it runs on (":" for this machine), and with --cat and --fifo the
+// file of its block (PARALLEL_TMP, the same name as {}).
 func JobVars() []string {
-	return []string{"FAN_SEQ", "FAN_SLOT", "PARALLEL_SEQ", "PARALLEL_JOBSLOT", "PARALLEL_SSHLOGIN", "PARALLEL_SSHHOST"}
+	return []string{"FAN_SEQ", "FAN_SLOT", "PARALLEL_SEQ", "PARALLEL_JOBSLOT", "PARALLEL_SSHLOGIN", "PARALLEL_SSHHOST", "PARALLEL_TMP"}
 }
 
 // Pool runs jobs: it takes items, waits for a slot for each (Slots), starts
