@@ -38,8 +38,7 @@ func spawn(c *Command, env []string, stdio []uintptr, inherited []int) (*proc, e
 	return started(pid, pidfd), nil
 }
 
-// vforkOff is set once vforkSpawn is found unsupported (or in tests, to
-// try syscall.ForkExec's way).
+// vforkOff is set once vforkSpawn is found unsupported.
 var vforkOff atomic.Bool
 
 // errVforkUnsupported is vforkSpawn's error when the kernel, or a

@@ -3,7 +3,6 @@ package runner
 import (
 	"os"
 	"reflect"
-	"runtime"
 	"syscall"
 	"unsafe"
 
@@ -40,9 +39,9 @@ type childPlan struct {
 
 // vforkExec starts the plan's child, which runs child: vforkChild's code
 // (vfork_linux_amd64.s), and returns clone3's result: the child's pid, or
-// -errno. No signal may reach the child while it runs
-// fan's code, so vforkExec blocks them all on its thread for the clone3,
-// storing the thread's mask as it was in the plan for the job.
+// -errno. No signal may reach the child while it runs fan's code, so
+// vforkExec blocks them all on its thread for the clone3, storing the
+// thread's mask as it was in the plan for the job.
 func vforkExec(plan *childPlan, child uintptr) uintptr
 
 // vforkChildCode is vforkChild's code address.
@@ -51,21 +50,22 @@ var vforkChildCode = reflect.ValueOf(vforkChild).Pointer()
 // fanPid is fan's process id, which a child checks its parent against.
 var fanPid = os.Getpid()
 
-// vforkSpawn starts c with stdio as its standard descriptors, in a
-// process group of its own, and returns its pid and pidfd. It does what
-// syscall.ForkExec does for spawn's attributes, less its error pipe: the
-// parent of a vfork resumes only once its child has called exec or exit,
-// so the child reports a failure in the plan, in memory both share, and
-// the parent reads it without waiting; ForkExec waits on a pipe until
-// the exec has closed it, which put fan's thread to sleep and woke it
-// again for most jobs (BENCHMARKS.md). It takes no syscall.ForkLock,
-// which only keeps a descriptor opened without close-on-exec from
-// leaking into a child before its flag is set: every descriptor fan and
-// the Go runtime open is close-on-exec from the start (test
-// core_job_descriptors). stdio has three entries. nofile
-// is the open-file limit the job gets, nil to inherit fan's. The error is errVforkUnsupported when
-// the kernel cannot start a process this way (clone3 and its
-// CLONE_CLEAR_SIGHAND are Linux 5.5's).
+// vforkSpawn starts c with stdio (three entries) as its standard
+// descriptors, in a process group of its own, and returns its pid and
+// pidfd; nofile is the open-file limit the job gets, nil to inherit
+// fan's. It does what syscall.ForkExec does for spawn's attributes, less
+// its error pipe: the parent of a vfork resumes only once its child has
+// called exec or exit, so the child reports a failure in the plan, in
+// memory both share, and the parent reads it without waiting; ForkExec
+// waits on a pipe until the exec has closed it, which put fan's thread
+// to sleep and woke it again for most jobs (BENCHMARKS.md).
+//
+// It takes no syscall.ForkLock, which only keeps a descriptor opened
+// without close-on-exec from leaking into a child before its flag is
+// set: every descriptor fan and the Go runtime open is close-on-exec
+// from the start (test core_job_descriptors). The error is
+// errVforkUnsupported when the kernel cannot start a process this way
+// (clone3 and its CLONE_CLEAR_SIGHAND are Linux 5.5's).
 func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *jobLimit) (pid, pidfd int, err error) {
 	p := &childPlan{ppid: fanPid, blocked: ^uint64(0)}
 	if p.path, err = syscall.BytePtrFromString(c.Path); err != nil {
@@ -99,9 +99,7 @@ func vforkSpawn(c *Command, env []string, stdio []uintptr, nofile *jobLimit) (pi
 		exitSignal: uint64(unix.SIGCHLD),
 	}
 
-	r := vforkExec(p, vforkChildCode)
-	runtime.KeepAlive(argv)
-	runtime.KeepAlive(envv)
+	r := vforkExec(p, vforkChildCode) // p, used below, keeps argv and envv alive
 
 	if int(r) < 0 && int(r) > -4096 { // -errno
 		switch errno := syscall.Errno(-int(r)); errno {
