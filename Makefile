@@ -45,7 +45,7 @@ man:
 ## make or environment variables, e.g.
 ##   make bench N=1000 RUNS=3 WORKLOADS="W1 W2" EXTRA="W1s owncpu"
 ## (bench.sh: TOOLS WORKLOADS N RUNS RUNS_SHORT W3_BYTES W3_JOBS W3_MODES;
-## extra.sh: EXTRA J1000_N; its pipe-mode workloads, bench/pipe.sh: PIPE_BYTES
+## extra.sh: EXTRA J1000_N W1RP_N, RUSTPAR_BIN for W1rp; its pipe-mode workloads, bench/pipe.sh: PIPE_BYTES
 ## PIPE_BLOCK PIPE_RUNS PIPE_DIR; remote.sh: N_REMOTE RUNS_REMOTE REMOTE).
 ## EXTRA="" or EXTRA=none leaves out extra.sh's rows, REMOTE="" or
 ## REMOTE=none remote.sh's (no hosts are started). Results go to BENCH_RESULTS.

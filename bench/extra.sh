@@ -29,6 +29,12 @@
 #            vs the Go floor for one job (bench/emptygo/onejob: the same
 #            packages, one command run through os/exec), itself vs xargs
 #   W1go     fan -n0 /bin/true vs Go's os/exec loop (shared golimit), paired
+#   W1rp     fan vs rust-parallel (RUSTPAR_BIN; no row without it), paired
+#            directly at -j2 and -j8: on W1's job (true N, whose locale
+#            loading every runner's jobs pay alike) and on a C program that
+#            returns at once (nop.c), where the runners' own costs are not
+#            diluted; W1nop-lim: fan on that program vs the C posix_spawn
+#            loop running it, the floor for equal work
 #   W3hold   peak output held (spool files in $TMPDIR plus memory files) of
 #            8 x W3_BYTES at -j2 into a reader stalled for 3 s, every W3
 #            mode, fan and GNU parallel
@@ -43,7 +49,8 @@
 #
 # usage: SHARED_BENCH=../shared/bench FAN_BIN=bin/fan bench/extra.sh
 # knobs: N (3000) RUNS (5) RUNS_SHORT (15) W3_BYTES (134217728) J1000_N (1000)
-#   EXTRA ("W1s W1lim W1go owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale
+#   W1RP_N (3000: W1rp's jobs, the size of issue 19's pairing)
+#   EXTRA ("W1s W1lim W1go W1rp owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale
 #          AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk"; "" or none: no row)
 #   RESULTS (a directory); auto.sh's AUTO_* knobs; pipe.sh's PIPE_BYTES
 #   PIPE_BLOCK PIPE_RUNS PIPE_DIR
@@ -56,8 +63,9 @@ RUNS="${RUNS:-5}"
 RUNS_SHORT="${RUNS_SHORT:-15}"
 W3_BYTES="${W3_BYTES:-134217728}"
 J1000_N="${J1000_N:-1000}"
+W1RP_N="${W1RP_N:-3000}"
 # Unset, every row; set but empty (EXTRA=""), or "none", no row.
-EXTRA="${EXTRA-W1s W1lim W1go owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk}"
+EXTRA="${EXTRA-W1s W1lim W1go W1rp owncpu W3cat W3floor W3hold W3k3 W4yes J1000 W5 scale AUTOsleep AUTOcpu AUTOmem Ppipe Ppart Pfloor Pk}"
 RESULTS="${RESULTS:-${TMPDIR:-/tmp}/fan-bench/extra-$(date -u +%Y%m%dT%H%M%SZ)}"
 TIMER="$SHARED_BENCH/pairtime.py"
 mkdir -p "$RESULTS"
@@ -126,6 +134,21 @@ w1lim() {
 	for j in 2 8; do
 		pair "W1lim-j$j" "$RUNS" "-" "seq $N | $FAN -j$j -n0 /bin/true" "$c $N $j spawn"
 	done
+}
+
+# W1rp: fan against rust-parallel, paired directly (the shared bench
+# compares them only through xargs, at its own N)
+w1rp() {
+	local rp="${RUSTPAR_BIN:-}" nop="$RESULTS/nop" c j
+	[ -x "$rp" ] || { log "W1rp: RUSTPAR_BIN is not set to rust-parallel"; return; }
+	[ -x "$nop" ] || gcc -O2 -o "$nop" "$HERE/nop.c" 2>/dev/null || { log "W1rp: no C compiler"; return; }
+	seq "$W1RP_N" >"$RESULTS/w1rp-in"
+	for j in 2 8; do
+		pair "W1rp-j$j" "$RUNS_SHORT" "-" "$FAN -j$j true < $RESULTS/w1rp-in" "$rp -j$j true < $RESULTS/w1rp-in"
+		pair "W1rp-nop-j$j" "$RUNS_SHORT" "-" "$FAN -j$j $nop < $RESULTS/w1rp-in" "$rp -j$j $nop < $RESULTS/w1rp-in"
+	done
+	c=$(spawnlimit) || return
+	pair "W1nop-lim-j8" "$RUNS_SHORT" "-" "$FAN -j8 $nop < $RESULTS/w1rp-in" "$c $W1RP_N 8 spawn $nop"
 }
 
 owncpu() {
@@ -296,7 +319,7 @@ scale() {
 for e in $EXTRA; do
 	case "$e" in
 	W1s) w1s ;; W1lim) w1lim ;; owncpu) owncpu ;; W3cat) w3cat ;; W3floor) w3floor ;; W3k3) w3k3 ;; W4yes) w4yes ;; J1000) j1000 ;; W5) w5 ;;
-	W1go) w1go ;; W3hold) w3hold ;; scale) scale ;;
+	W1go) w1go ;; W1rp) w1rp ;; W3hold) w3hold ;; scale) scale ;;
 	AUTOsleep) auto_sleep ;; AUTOcpu) auto_cpu ;; AUTOmem) auto_mem ;;
 	Ppipe) ppipe ;; Ppart) ppart ;; Pfloor) pfloor ;; Pk) pk ;;
 	none) ;;
@@ -308,6 +331,6 @@ echo "### Extra workloads (bench/extra.sh; N=$N RUNS=$RUNS RUNS_SHORT=$RUNS_SHOR
 echo
 echo "| row | A | A median | B | B median | A/B (paired median) | check |"
 echo "|---|---|---|---|---|---|---|"
-# commands are printed with "fan" for the binary's path and programs built
-# into the results directory by their names
-tail -n +2 "$OUT" | awk -F'\t' -v fan="$FAN" -v res="$RESULTS/" '{gsub(fan, "fan"); gsub(res, ""); gsub(/\|/, "\\|", $2); gsub(/\|/, "\\|", $4); printf "| %s | `%s` | %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
+# commands are printed with "fan" and "rust-parallel" for the binaries'
+# paths and programs built into the results directory by their names
+tail -n +2 "$OUT" | awk -F'\t' -v fan="$FAN" -v res="$RESULTS/" -v rp="${RUSTPAR_BIN:-}" '{gsub(fan, "fan"); if (rp != "") gsub(rp, "rust-parallel"); gsub(res, ""); gsub(/\|/, "\\|", $2); gsub(/\|/, "\\|", $4); printf "| %s | `%s` | %s | `%s` | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
