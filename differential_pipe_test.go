@@ -51,6 +51,11 @@ var pipeCases = []diffCase{
 	{name: "fifo-appended", args: []string{"-k", "--pipe", "-N3", "--fifo", "wc -l <"}, stdin: seqLines(10)},
 	{name: "cat-implies-pipe", args: []string{"-k", "-N3", "--cat", "wc -l < {}"}, stdin: seqLines(10)},
 	{name: "cat-replace-I", args: []string{"-k", "--pipe", "-N3", "-I", "XX", "--cat", "wc -l < XX; echo [{}]"}, stdin: seqLines(10)},
+	// A dry run of --cat and --fifo writes $PARALLEL_TMP for the block's
+	// file, as the job's shell would find it, wherever an argument's
+	// string stands.
+	{name: "cat-dry-run", args: []string{"--dry-run", "--pipe", "-N3", "--cat", "cat {} {.} {1} \"{}\""}, stdin: seqLines(7)},
+	{name: "fifo-dry-run-appended", args: []string{"--dry-run", "--pipepart", "--block", "300", "-a", "lines.txt", "--fifo", "wc -l <"}},
 	// --plus's {##} needs the number of jobs: refused in pipe mode.
 	{name: "plus-total-refused", args: []string{"--pipe", "--plus", "echo {##}"}, stdin: seqLines(3)},
 	// --tee: nothing appended; every job gets all of the input.

@@ -179,6 +179,7 @@ func (c *Config) buildTemplate() error {
 		Syntax: sx, Words: words, Shell: c.shellPath,
 		Argv: o.Xargs, Context: c.contextReplace(),
 		NoAppend:  c.records != nil && !o.Input.Pipe.Cat && !o.Input.Pipe.Fifo,
+		Block:     c.records != nil && (o.Input.Pipe.Cat || o.Input.Pipe.Fifo),
 		Functions: c.functions, Quote: o.Runner.Quote, InDir: c.texts.workDir != nil,
 	})
 	if err := c.template.Err(); err != nil {

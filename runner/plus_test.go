@@ -217,3 +217,29 @@ func TestPlusHost(t *testing.T) {
 		t.Errorf("{host} without --plus: %+v, want text", parts)
 	}
 }
+
+// TestDryRunBlockVar: a dry run of --cat or --fifo writes $PARALLEL_TMP
+// where an argument's string stands, as GNU parallel does (quoted under
+// -q); a real run renders the block's file name, and so does a template
+// without Block.
+func TestDryRunBlockVar(t *testing.T) {
+	item := &input.Item{Seq: 1, Args: []string{"/tmp/fan-block-x"}}
+	for _, tc := range []struct {
+		o    TemplateOptions
+		want string
+	}{
+		{TemplateOptions{Syntax: Syntax{DryRun: true}, Words: []string{"cat", "{}", "{.}", "{1}", `"{}"`, "{#}"}, Block: true},
+			`cat $PARALLEL_TMP $PARALLEL_TMP $PARALLEL_TMP "$PARALLEL_TMP" 1`},
+		{TemplateOptions{Syntax: Syntax{DryRun: true}, Words: []string{"wc", "-l", "<"}, Block: true}, `wc -l < $PARALLEL_TMP`},
+		{TemplateOptions{Syntax: Syntax{DryRun: true, Replace: "XX"}, Words: []string{"wc", "-l", "XX", "{}"}, Block: true}, `wc -l $PARALLEL_TMP {}`},
+		{TemplateOptions{Syntax: Syntax{DryRun: true}, Words: []string{"cat", "{}", "x{}y"}, Block: true, Quote: true},
+			`cat '$PARALLEL_TMP' x'$PARALLEL_TMP'y`},
+		{TemplateOptions{Words: []string{"cat", "{}"}, Block: true}, `cat /tmp/fan-block-x`},
+		{TemplateOptions{Syntax: Syntax{DryRun: true}, Words: []string{"cat", "{}"}}, `cat /tmp/fan-block-x`},
+	} {
+		cmd := NewTemplate(tc.o).Render(item, Slot{N: 1})
+		if got := cmd.String(); got != tc.want {
+			t.Errorf("%q (dry run %v, -q %v): rendered %q, want %q", tc.o.Words, tc.o.DryRun, tc.o.Quote, got, tc.want)
+		}
+	}
+}

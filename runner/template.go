@@ -42,6 +42,11 @@ type TemplateOptions struct {
 	// with no argument appended (pipe mode, where jobs read their input
 	// on stdin, as in GNU parallel).
 	NoAppend bool
+	// Block says that a job's arguments are the name of its block's file
+	// (--cat, --fifo). A dry run then writes the strings that stand for
+	// them as GNU parallel does, $PARALLEL_TMP, the variable that names
+	// the file in the job, for no file exists.
+	Block bool
 	// Functions are the shell functions exported to the jobs (bash's
 	// export -f): a template whose program is one runs through the shell,
 	// as one whose program is a builtin does.
@@ -135,6 +140,9 @@ func NewTemplate(o TemplateOptions) *Template {
 	if !hasToken(t.parts) && !o.NoAppend {
 		t.parts = append(t.parts, part{lit: " "}, part{tok: &token{what: allArgs}})
 	}
+	if o.Block && sx.DryRun {
+		blockVar(t.parts, o.Quote)
+	}
 	t.split = t.place()
 	if bad != nil && t.bad == nil {
 		t.bad = bad
@@ -168,6 +176,22 @@ func NewTemplate(o TemplateOptions) *Template {
 	t.words = t.split
 	t.path, t.look = lookPath(name)
 	return t
+}
+
+// blockVar turns the replacement strings in parts that stand for a job's
+// arguments into the text $PARALLEL_TMP, written as it is (quoted with -q,
+// as GNU parallel writes it then): what a dry run of --cat or --fifo shows
+// for the name of a block's file.
+func blockVar(parts []part, quote bool) {
+	text := "$PARALLEL_TMP"
+	if quote {
+		text = "'$PARALLEL_TMP'"
+	}
+	for _, p := range parts {
+		if p.tok != nil && (p.tok.what == allArgs || p.tok.what == posArg) && p.tok.skips == nil {
+			*p.tok = token{what: hostText, text: text, q: p.tok.q, raw: p.tok.raw}
+		}
+	}
 }
 
 // quoteWord quotes a command word for the shell as -q wants it: its text
