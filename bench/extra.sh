@@ -33,8 +33,8 @@
 #            directly at -j2 and -j8: on W1's job (true N, whose locale
 #            loading every runner's jobs pay alike) and on a C program that
 #            returns at once (nop.c), where the runners' own costs are not
-#            diluted; W1nop-lim: fan on that program vs the C posix_spawn
-#            loop running it, the floor for equal work
+#            diluted; W1nop-lim(-rp): fan (rust-parallel) on that program
+#            vs the C posix_spawn loop running it, the floor for equal work
 #   W3hold   peak output held (spool files in $TMPDIR plus memory files) of
 #            8 x W3_BYTES at -j2 into a reader stalled for 3 s, every W3
 #            mode, fan and GNU parallel
@@ -148,7 +148,10 @@ w1rp() {
 		pair "W1rp-nop-j$j" "$RUNS_SHORT" "-" "$FAN -j$j $nop < $RESULTS/w1rp-in" "$rp -j$j $nop < $RESULTS/w1rp-in"
 	done
 	c=$(spawnlimit) || return
-	pair "W1nop-lim-j8" "$RUNS_SHORT" "-" "$FAN -j8 $nop < $RESULTS/w1rp-in" "$c $W1RP_N 8 spawn $nop"
+	for j in 2 8; do
+		pair "W1nop-lim-j$j" "$RUNS_SHORT" "-" "$FAN -j$j $nop < $RESULTS/w1rp-in" "$c $W1RP_N $j spawn $nop"
+		pair "W1nop-lim-rp-j$j" "$RUNS_SHORT" "-" "$rp -j$j $nop < $RESULTS/w1rp-in" "$c $W1RP_N $j spawn $nop"
+	done
 }
 
 owncpu() {
