@@ -736,18 +736,32 @@ func TestRemoteOnAll(t *testing.T) {
 	}
 	noLeftovers(t, hs)
 
-	// A drain stops the hosts' next jobs; the running ones finish.
+	// A drain stops the hosts' next jobs; the running ones finish. Each
+	// host's first job runs until fan has said that it took the Ctrl-C
+	// in: one that ran for a fixed time could end before, on a loaded
+	// machine, and a host that logged in well before the other could run
+	// its second job before the other began its first.
 	shared := sharedDir(t, dir)
-	c = remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", fmt.Sprintf(`touch %s/{}.$(whoami); sleep 1; echo {}`, shared), ":::", "1", "2", "3")
-	out, errb := startFan(t, c)
-	awaitFiles(t, shared, 2, errb.String)
+	job := fmt.Sprintf(`touch %[1]s/{}.$(whoami); n=0; while [ ! -e %[1]s/go ] && [ $n -lt 600 ]; do n=$((n+1)); sleep 0.1; done; echo {}`, shared)
+	c = remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", job, ":::", "1", "2", "3")
+	var out bytes.Buffer
+	c.Stdout = &out
+	stderr := stderrFile(t, c)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	awaitFiles(t, shared, 2, stderr)
 	c.Process.Signal(syscall.SIGINT)
+	await(t, "the drain's message", stderr, func() bool { return strings.Contains(stderr(), "starting no new jobs") })
+	if err := os.WriteFile(filepath.Join(shared, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	status, err := exitCode(c.Wait())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status != 130 || out.String() != "1\n1\n" || strings.Count(errb.String(), ": 2 jobs not started: the run is stopping") != 2 {
-		t.Errorf("after Ctrl-C: status %d, stdout %q, want 130 and each host's first job; stderr:\n%s", status, out.String(), errb.String())
+	if status != 130 || out.String() != "1\n1\n" || strings.Count(stderr(), ": 2 jobs not started: the run is stopping") != 2 {
+		t.Errorf("after Ctrl-C: status %d, stdout %q, want 130 and each host's first job; stderr:\n%s", status, out.String(), stderr())
 	}
 	noLeftovers(t, hs)
 
