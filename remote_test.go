@@ -86,7 +86,7 @@ func sharedDir(t *testing.T, dir string) string {
 
 // awaitFiles waits for n files in dir (the jobs that make them to have
 // started); it fails t, with fan's stderr so far, after 30 s.
-func awaitFiles(t *testing.T, dir string, n int, stderr *bytes.Buffer) {
+func awaitFiles(t *testing.T, dir string, n int, stderr func() string) {
 	t.Helper()
 	await(t, fmt.Sprintf("%d files in %s", n, dir), stderr, func() bool {
 		ents, _ := os.ReadDir(dir)
@@ -95,7 +95,7 @@ func awaitFiles(t *testing.T, dir string, n int, stderr *bytes.Buffer) {
 }
 
 // awaitLines waits for n lines in the file at path (jobs append them).
-func awaitLines(t *testing.T, path string, n int, stderr *bytes.Buffer) {
+func awaitLines(t *testing.T, path string, n int, stderr func() string) {
 	t.Helper()
 	await(t, fmt.Sprintf("%d lines in %s", n, path), stderr, func() bool {
 		b, _ := os.ReadFile(path)
@@ -105,15 +105,30 @@ func awaitLines(t *testing.T, path string, n int, stderr *bytes.Buffer) {
 
 // await waits for done to hold; after 30 s it fails t, saying what it
 // waited for, with fan's stderr so far.
-func await(t *testing.T, what string, stderr *bytes.Buffer, done func() bool) {
+func await(t *testing.T, what string, stderr func() string, done func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s after 30 s; stderr:\n%s", what, stderr.String())
+			t.Fatalf("no %s after 30 s; stderr:\n%s", what, stderr())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// press sends fan a SIGINT, as Ctrl-C at a terminal would, and returns
+// once fan has said on stderr (which stderr reads while fan runs) that it
+// acted on it, with said, and then longer than fan's 200 ms within which
+// a signal counts as the same press as the one before. Signals sent at a
+// fixed pace are not enough: on a loaded machine fan's signal loop may
+// take in two of them together, and count them as one press.
+func press(t *testing.T, c *exec.Cmd, stderr func() string, said string) {
+	t.Helper()
+	if err := c.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	await(t, fmt.Sprintf("%q on stderr", said), stderr, func() bool { return strings.Contains(stderr(), said) })
+	time.Sleep(500 * time.Millisecond)
 }
 
 // joblogHosts reads a joblog: the Host column of each Seq.
@@ -273,7 +288,7 @@ func TestRemoteHostKilledMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Once h1 has run some jobs, it dies mid-job.
-	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 5, &errb)
+	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 5, errb.String)
 	hs.Hosts[0].Kill()
 	status, err := exitCode(c.Wait())
 	if err != nil {
@@ -359,20 +374,22 @@ func TestRemoteCtrlCDrainsThenKills(t *testing.T) {
 	shared := sharedDir(t, dir)
 	job := fmt.Sprintf(`touch %s/{}; sleep 300 & sleep 300`, shared)
 	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--failures", "failed", job, ":::", "a", "b", "c", "d")
-	_, errb := startFan(t, c)
-	awaitFiles(t, shared, 2, errb)
-	c.Process.Signal(syscall.SIGINT)
-	time.Sleep(500 * time.Millisecond) // a second press, not the same one
-	c.Process.Signal(syscall.SIGINT)
+	stderr := stderrFile(t, c)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	awaitFiles(t, shared, 2, stderr)
+	press(t, c, stderr, "starting no new jobs")
+	c.Process.Signal(syscall.SIGINT) // a second press, not the same one
 	status, err := exitCode(c.Wait())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if status != 130 {
-		t.Errorf("exit status %d, want 130; stderr:\n%s", status, errb.String())
+		t.Errorf("exit status %d, want 130; stderr:\n%s", status, stderr())
 	}
-	if !strings.Contains(errb.String(), "4 read = 0 succeeded + 2 failed + 2 not started") {
-		t.Errorf("stderr:\n%s", errb.String())
+	if !strings.Contains(stderr(), "4 read = 0 succeeded + 2 failed + 2 not started") {
+		t.Errorf("stderr:\n%s", stderr())
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "failed")); len(sortedLines(string(b))) != 4 {
 		t.Errorf("failures file %q, want all four items", b)
@@ -392,7 +409,7 @@ func TestRemoteLoginFileIsReadAgain(t *testing.T) {
 	out, errb := startFan(t, c)
 	// Once h1 runs a job (however long it took to answer), the file
 	// names h2 instead.
-	awaitFiles(t, shared, 1, errb)
+	awaitFiles(t, shared, 1, errb.String)
 	if err := os.WriteFile(slf, []byte("1/h2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -644,7 +661,7 @@ func TestRemoteFilteredHostStaysDropped(t *testing.T) {
 	shared := sharedDir(t, dir)
 	c := remoteFan(t, hs, dir, "--slf", "hosts", "--filter-hosts", "--joblog", "log", fmt.Sprintf("touch %s/{}; sleep 0.5", shared), ":::", "1", "2", "3", "4", "5", "6")
 	_, errb := startFan(t, c)
-	awaitFiles(t, shared, 1, errb)
+	awaitFiles(t, shared, 1, errb.String)
 	if err := hs.Hosts[1].Up(); err != nil {
 		t.Error(err)
 	}
@@ -720,18 +737,32 @@ func TestRemoteOnAll(t *testing.T) {
 	}
 	noLeftovers(t, hs)
 
-	// A drain stops the hosts' next jobs; the running ones finish.
+	// A drain stops the hosts' next jobs; the running ones finish. Each
+	// host's first job runs until fan has said that it took the Ctrl-C
+	// in: one that ran for a fixed time could end before, on a loaded
+	// machine, and a host that logged in well before the other could run
+	// its second job before the other began its first.
 	shared := sharedDir(t, dir)
-	c = remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", fmt.Sprintf(`touch %s/{}.$(whoami); sleep 1; echo {}`, shared), ":::", "1", "2", "3")
-	out, errb := startFan(t, c)
-	awaitFiles(t, shared, 2, errb)
+	job := fmt.Sprintf(`touch %[1]s/{}.$(whoami); n=0; while [ ! -e %[1]s/go ] && [ $n -lt 600 ]; do n=$((n+1)); sleep 0.1; done; echo {}`, shared)
+	c = remoteFan(t, hs, dir, "--onall", "-S", "h1,h2", job, ":::", "1", "2", "3")
+	var out bytes.Buffer
+	c.Stdout = &out
+	stderr := stderrFile(t, c)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	awaitFiles(t, shared, 2, stderr)
 	c.Process.Signal(syscall.SIGINT)
+	await(t, "the drain's message", stderr, func() bool { return strings.Contains(stderr(), "starting no new jobs") })
+	if err := os.WriteFile(filepath.Join(shared, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	status, err := exitCode(c.Wait())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status != 130 || out.String() != "1\n1\n" || strings.Count(errb.String(), ": 2 jobs not started: the run is stopping") != 2 {
-		t.Errorf("after Ctrl-C: status %d, stdout %q, want 130 and each host's first job; stderr:\n%s", status, out.String(), errb.String())
+	if status != 130 || out.String() != "1\n1\n" || strings.Count(stderr(), ": 2 jobs not started: the run is stopping") != 2 {
+		t.Errorf("after Ctrl-C: status %d, stdout %q, want 130 and each host's first job; stderr:\n%s", status, out.String(), stderr())
 	}
 	noLeftovers(t, hs)
 
@@ -824,7 +855,7 @@ func TestRemoteHostGoesSilent(t *testing.T) {
 	out, errb := startFan(t, c)
 	killer := time.AfterFunc(2*time.Minute, func() { c.Process.Kill() })
 	defer killer.Stop()
-	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 3, errb)
+	awaitLines(t, filepath.Join(shared, "started."+hs.Hosts[0].User), 3, errb.String)
 	// h1 stops answering: its sshd and sessions are stopped, its
 	// connections stay open. fan notices by ssh's keep-alives (the test
 	// configuration's ServerAliveInterval 1, ServerAliveCountMax 3), and
@@ -860,19 +891,26 @@ func TestRemoteThirdCtrlCKillsAtOnce(t *testing.T) {
 	// wait 100 s before its KILL: only the third Ctrl-C ends them soon.
 	job := fmt.Sprintf(`trap "" TERM INT; touch %s/{}; sleep 300 & sleep 300`, shared)
 	c := remoteFan(t, hs, dir, "-S", "1/h1,1/h2", "--termseq", "TERM,100000,KILL,25", "--failures", "failed", job, ":::", "a", "b", "c")
-	_, errb := startFan(t, c)
-	awaitFiles(t, shared, 2, errb)
-	begin := time.Now()
-	for range 3 {
-		c.Process.Signal(syscall.SIGINT)
-		time.Sleep(500 * time.Millisecond) // each a press of its own
+	stderr := stderrFile(t, c)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
 	}
+	awaitFiles(t, shared, 2, stderr)
+	// Each press once fan has taken in the one before: three signals
+	// that fan counted as two would leave the jobs to the termseq's 100 s.
+	press(t, c, stderr, "starting no new jobs")
+	press(t, c, stderr, "stopping 2 running jobs")
+	begin := time.Now()
+	c.Process.Signal(syscall.SIGINT)
 	status, err := exitCode(c.Wait())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(begin); status != 130 || took > 20*time.Second {
-		t.Errorf("status %d after %v, want 130 soon; stderr:\n%s", status, took, errb.String())
+		t.Errorf("status %d %v after the third Ctrl-C, want 130 soon; stderr:\n%s", status, took, stderr())
+	}
+	if !strings.Contains(stderr(), "fan: killing 2 running jobs") {
+		t.Errorf("stderr does not tell of the kill:\n%s", stderr())
 	}
 	noLeftovers(t, hs)
 }

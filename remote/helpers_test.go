@@ -14,11 +14,13 @@ import (
 )
 
 // hosts starts n test hosts and returns them with a connected Host for
-// each, closed when t ends.
+// each, closed when t ends. c.SSH, when given, holds options for ssh
+// besides the hosts' configuration (an option on ssh's command line wins
+// over the same one in its configuration file).
 func hosts(t *testing.T, n int, o sshtest.Options, c remote.Config) (*sshtest.Hosts, []*remote.Host) {
 	t.Helper()
 	hs := sshtest.Start(t, n, o)
-	c.SSH = hs.SSH()
+	c.SSH = append(hs.SSH(), c.SSH...)
 	var out []*remote.Host
 	for _, h := range hs.Hosts {
 		l, err := remote.ParseLogin(h.Name)
