@@ -48,7 +48,7 @@ type Stdin interface {
 }
 
 // Abandoner is a Stdin that wants to know when the job it was for will
-// never read it (the job could not start).
+// never read it (the job could not start, or has ended).
 type Abandoner interface {
 	Abandon()
 }

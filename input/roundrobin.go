@@ -20,7 +20,8 @@ var ErrJobsGone = errors.New("--round-robin: every job ended before the input di
 // job); every later block goes to the next job in turn that has taken
 // its last one from fan: a job that keeps up gets its share, a slow one
 // (whose stdin is full) is passed over. Each job's stdin starts with the
-// header, once.
+// header, once. A block that a job did not take (it ended first, or
+// its stdin failed before any of the block went in) goes to another.
 //
 // A job's blocks are not kept: a failed job's input cannot be written to
 // the failures file (its record beside it says so).
@@ -37,28 +38,47 @@ type RoundRobin struct {
 	// DryRun sends Jobs items and reads nothing: no job runs.
 	DryRun bool
 
-	taken chan struct{} // a job took a block, or ended (capacity 1)
+	taken chan struct{} // a job took a block, wrote one, gave one back, or ended (capacity 1)
 	mu    sync.Mutex
-	jobs  []*dealt // the jobs sent, in order; guarded by mu
-	left  int      // jobs sent that have not ended; guarded by mu
-	next  int      // the job whose turn it is; guarded by mu
+	// Guarded by mu: the jobs sent, in order; how many have not ended;
+	// the job whose turn it is; the blocks given to jobs and neither
+	// written nor given back yet; the blocks given back, oldest first, to
+	// be dealt again; and whether the input was ended (by endInput).
+	jobs   []*dealt
+	left   int
+	next   int
+	held   int
+	back   []*Block
+	closed bool
 }
 
 // Run starts a job for each of the first Jobs blocks, then deals the
 // rest of the blocks to those jobs until the input ends (or ctx ends:
-// what was read already is still dealt to the running jobs), and closes
-// out.
+// what was read already is still dealt to the running jobs). It closes
+// out once no job is left to start, and returns once every block was
+// written to a job (a block given back meanwhile is dealt again), then
+// tells the jobs that the input has ended.
 func (rr *RoundRobin) Run(ctx context.Context, out chan<- Item) error {
-	defer close(out)
 	rr.taken = make(chan struct{}, 1)
 	if rr.DryRun {
 		for rr.send(out, nil) {
 		}
+		close(out)
 		return nil
 	}
 	stop := context.AfterFunc(ctx, rr.Gate.Close)
 	defer stop()
 	defer rr.endInput()
+	err := rr.dealAll(ctx, out)
+	close(out)
+	if err != nil || ctx.Err() != nil {
+		return err
+	}
+	return rr.settle(ctx)
+}
+
+// dealAll reads the blocks and deals them, until the input ends.
+func (rr *RoundRobin) dealAll(ctx context.Context, out chan<- Item) error {
 	for {
 		b, err := rr.Blocks.Next()
 		if err != nil {
@@ -87,7 +107,7 @@ func (rr *RoundRobin) send(out chan<- Item, first *Block) bool {
 		rr.mu.Unlock()
 		return false
 	}
-	d := &dealt{rr: rr, first: first, in: make(chan *Block, 1), starting: true, sent: time.Now()}
+	d := &dealt{rr: rr, first: first, in: make(chan *Block, 1), quit: make(chan struct{}), starting: true, sent: time.Now()}
 	rr.jobs = append(rr.jobs, d)
 	rr.left++
 	seq := len(rr.jobs)
@@ -118,7 +138,8 @@ func (rr *RoundRobin) deal(ctx context.Context, b *Block) error {
 			return nil
 		case gone:
 			// Every job has ended (or stopped reading): nobody is left
-			// to take the rest of the input.
+			// to take the rest of the input. (endInput frees the blocks
+			// given back.)
 			b.Release()
 			return ErrJobsGone
 		}
@@ -140,11 +161,12 @@ func (rr *RoundRobin) deal(ctx context.Context, b *Block) error {
 	}
 }
 
-// offer gives b to the next job in turn that has room for it (its last
-// block taken), and says whether one had; or says gone: all Jobs have
-// started, and every one has ended. While a job is starting, for up to
-// startGrace, b waits for it rather than go to those that started
-// first: offer then says how long to wait before offering again.
+// offer gives b, after the blocks given back, to the next job in turn
+// that has room for it (its last block taken), and says whether one had;
+// or says gone: all Jobs have started, and every one has ended. While a
+// job is starting, for up to startGrace, b waits for it rather than go
+// to those that started first: offer then says how long to wait before
+// offering again.
 func (rr *RoundRobin) offer(b *Block) (dealt, gone bool, wait time.Duration) {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
@@ -153,6 +175,25 @@ func (rr *RoundRobin) offer(b *Block) (dealt, gone bool, wait time.Duration) {
 			return false, false, left
 		}
 	}
+	if rr.placeBack() && rr.place(b) {
+		return true, false, 0
+	}
+	return false, rr.left == 0 && len(rr.jobs) >= rr.Jobs, 0
+}
+
+// placeBack gives the blocks given back, oldest first, to the jobs with
+// room for them, and says whether it placed them all. rr.mu is held.
+func (rr *RoundRobin) placeBack() bool {
+	for len(rr.back) > 0 && rr.place(rr.back[0]) {
+		rr.back[0] = nil
+		rr.back = rr.back[1:]
+	}
+	return len(rr.back) == 0
+}
+
+// place gives b to the next job in turn that has not ended and has room
+// for it, and says whether one had. rr.mu is held.
+func (rr *RoundRobin) place(b *Block) bool {
 	for i := range rr.jobs {
 		at := (rr.next + i) % len(rr.jobs)
 		j := rr.jobs[at]
@@ -162,17 +203,58 @@ func (rr *RoundRobin) offer(b *Block) (dealt, gone bool, wait time.Duration) {
 		select {
 		case j.in <- b:
 			rr.next = at + 1
-			return true, false, 0
+			rr.held++
+			return true
 		default:
 		}
 	}
-	return false, rr.left == 0 && len(rr.jobs) >= rr.Jobs, 0
+	return false
 }
 
-// endInput tells every job that there are no more blocks.
+// settle waits, once the input has ended, until every block dealt has
+// been written to its job, dealing again those given back; it fails
+// when every job has ended with some left. Once ctx has ended (a drain)
+// it waits no more: what the jobs were given is still written to them.
+func (rr *RoundRobin) settle(ctx context.Context) error {
+	for {
+		rr.mu.Lock()
+		placed := rr.placeBack()
+		held, left := rr.held, rr.left
+		rr.mu.Unlock()
+		switch {
+		case placed && held == 0:
+			return nil
+		case held == 0 && left == 0:
+			return ErrJobsGone // endInput frees the blocks given back
+		}
+		select {
+		case <-rr.taken:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// giveBack takes back b, which a job did not take, to deal it again; once
+// the input was ended, b is dropped. rr.mu is held.
+func (rr *RoundRobin) giveBack(b *Block) {
+	if rr.closed {
+		b.Release()
+		return
+	}
+	rr.back = append(rr.back, b)
+}
+
+// endInput tells every job that there are no more blocks, and drops the
+// blocks given back that no job took.
 func (rr *RoundRobin) endInput() {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
+	rr.closed = true
+	for _, b := range rr.back {
+		b.Release()
+	}
+	rr.back = nil
 	for _, d := range rr.jobs {
 		close(d.in)
 	}
@@ -191,7 +273,8 @@ func (rr *RoundRobin) wake() {
 type dealt struct {
 	rr    *RoundRobin
 	first *Block
-	in    chan *Block // holds the next block; closed at the end of the input
+	in    chan *Block   // holds the next block; closed at the end of the input
+	quit  chan struct{} // closed when the job has ended (Abandon)
 	// starting: the job has neither begun to take its input nor ended;
 	// ended: it takes no more. Both guarded by rr.mu.
 	starting, ended bool
@@ -200,25 +283,28 @@ type dealt struct {
 }
 
 // Abandon says that this job takes no more blocks: it has ended, or it
-// could not start. The blocks it was given and did not write are
-// dropped with it.
+// could not start. The block waiting for it is given back, to be dealt
+// to another job; the block that started it is its own, and is dropped.
 func (d *dealt) Abandon() {
 	d.done.Do(func() {
-		if d.first != nil {
-			d.first.Release()
+		rr := d.rr
+		rr.mu.Lock()
+		if d.starting && d.first != nil {
+			d.first.Release() // WriteTo has not begun, and will write nothing
 		}
-		d.rr.mu.Lock()
 		d.starting, d.ended = false, true
-		d.rr.left--
+		rr.left--
 		select {
 		case b, ok := <-d.in:
 			if ok {
-				b.Release()
+				rr.held--
+				rr.giveBack(b)
 			}
 		default:
 		}
-		d.rr.mu.Unlock()
-		d.rr.wake()
+		close(d.quit)
+		rr.mu.Unlock()
+		rr.wake()
 	})
 }
 
@@ -226,29 +312,49 @@ func (d *dealt) Abandon() {
 func (d *dealt) Len() int64 { return 0 }
 
 // WriteTo implements Stdin: the header once, the first block, then every
-// block dealt to this job, until the input ends. A job that stops
-// reading leaves the rest to the others.
+// block dealt to this job, until the input ends or the job does. A job
+// that stops reading leaves the rest to the others. Once the job has
+// ended (Abandon), it writes nothing: an attempt run again gets no
+// input, which went by.
 func (d *dealt) WriteTo(w io.Writer) (int64, error) {
 	defer d.Abandon()
-	if d.first == nil {
+	rr := d.rr
+	rr.mu.Lock()
+	if d.first == nil || d.ended {
+		rr.mu.Unlock()
 		return 0, nil
 	}
-	d.rr.mu.Lock()
 	d.starting = false
-	d.rr.mu.Unlock()
-	d.rr.wake()
+	rr.mu.Unlock()
+	rr.wake()
 	n, err := w.Write(d.first.Header)
 	total := int64(n)
-	for b, more := d.first, true; more && err == nil; {
+	if err == nil {
+		n, err = w.Write(d.first.Data)
+		total += int64(n)
+	}
+	d.first.Release()
+	for err == nil {
+		var b *Block
+		select {
+		case b = <-d.in:
+		case <-d.quit:
+		}
+		if b == nil {
+			break // the input or the job has ended
+		}
+		rr.wake()
 		n, err = w.Write(b.Data)
 		total += int64(n)
-		if b != d.first {
-			b.Release() // the first goes in Abandon
+		rr.mu.Lock()
+		rr.held--
+		if n == 0 && err != nil {
+			rr.giveBack(b) // none of it went in: the job had gone
+		} else {
+			b.Release()
 		}
-		if err == nil {
-			b, more = <-d.in
-			d.rr.wake()
-		}
+		rr.mu.Unlock()
+		rr.wake()
 	}
 	return total, err
 }

@@ -128,6 +128,12 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	}
 	exit, err := pr.Wait(wctx, p.kill(), p.TermSeq)
 	p.unlist(wctx, live, r)
+	if a, ok := item.Stdin.(input.Abandoner); ok {
+		// The job has ended: an input that waits for more to write
+		// (--round-robin's next block) must not wait for the job's
+		// sake, nor hand it more.
+		a.Abandon()
+	}
 	r.Sent = fed.wait() + bf.ended()
 	r.Runtime = time.Since(r.Start)
 	limit := timeoutHit()
