@@ -53,6 +53,9 @@ func (c *Config) checkPipe() error {
 		return usageErrorf("--tee gives all of the input to every job, so it does not go with --round-robin")
 	case (p.Tee || p.RoundRobin) && c.Runner.Retries > 1:
 		return usageErrorf("--retries cannot run a job of --tee or --round-robin again: its input went by (drop --retries)")
+	case (p.Tee || p.RoundRobin) && c.Runner.MemFree > 0:
+		// An evicted job runs again later, with nothing on its stdin.
+		return usageErrorf("--memfree puts a job back to run again when memory runs low, which a job of --tee or --round-robin cannot: its input went by (drop --memfree)")
 	case (p.Tee || p.RoundRobin) && (c.Output.Resume || c.Output.ResumeFailed):
 		return usageErrorf("--resume and --resume-failed cannot pick out the jobs of --tee or --round-robin: they share the input as it goes by (run them all again)")
 	case p.Block < 0 && !p.PipePart:
