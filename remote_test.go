@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -1122,55 +1121,13 @@ func TestRemoteSilentHost(t *testing.T) {
 	})
 }
 
-// untilWatching returns once the started fan c watches its signals, so
-// that a Ctrl-C sent next is the run's to drain: before that, as before
-// any run, it would kill fan. It asks for a status report (SIGUSR1, which
-// fan ignores until then) every 100 ms until one is in stderr, the
-// stderrFile of c; the first is sent once the Go runtime catches SIGUSR1,
-// since until then it would kill fan. A fixed sleep is not enough: under
-// load, a fan built with the race detector has taken over a second.
+// untilWatching returns once the started fan c watches its signals
+// (watching), its stderr being the stderrFile read by stderr.
 func untilWatching(t *testing.T, c *exec.Cmd, stderr func() string) {
 	t.Helper()
-	begin := time.Now()
-	waited := func(what string) {
-		if time.Since(begin) > time.Minute {
-			t.Fatalf("fan %s within a minute; stderr:\n%s", what, stderr())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := watching(c.Process.Pid, stderr); err != nil {
+		t.Fatal(err)
 	}
-	for !catches(t, c.Process.Pid, syscall.SIGUSR1) {
-		waited("did not catch SIGUSR1")
-	}
-	var sent time.Time
-	for ; !strings.Contains(stderr(), "fan: status: "); waited("gave no status report on SIGUSR1") {
-		if time.Since(sent) >= 100*time.Millisecond {
-			if err := c.Process.Signal(syscall.SIGUSR1); err != nil {
-				t.Fatalf("SIGUSR1: %v; stderr:\n%s", err, stderr())
-			}
-			sent = time.Now()
-		}
-	}
-}
-
-// catches reports whether the process pid catches sig (the SigCgt mask of
-// /proc/PID/status).
-func catches(t *testing.T, pid int, sig syscall.Signal) bool {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatalf("reading fan's signal masks: %v", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if mask, ok := strings.CutPrefix(line, "SigCgt:"); ok {
-			m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64)
-			if err != nil {
-				t.Fatalf("SigCgt %q: %v", mask, err)
-			}
-			return m&(1<<(sig-1)) != 0
-		}
-	}
-	t.Fatalf("no SigCgt in /proc/%d/status", pid)
-	return false
 }
 
 // stderrFile sends c's stderr to a file, and returns what reads it (while

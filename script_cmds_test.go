@@ -28,6 +28,10 @@ import (
 //	sleep D                 pause for the Go duration D
 //	waitfor PATH [REGEXP]   wait (up to 20s) until PATH exists and, if given,
 //	                        its contents match REGEXP
+//	watching PIDFILE        wait (up to a minute) until the fan whose pid
+//	                        PIDFILE holds, its stderr going to bg.stderr,
+//	                        watches its signals (a status report on SIGUSR1
+//	                        comes), so that a signal sent next is the run's
 //	gone WORD               wait (up to 10s) until no process of the script
 //	                        has WORD as one of its arguments: no job or
 //	                        orphan survived. A process of the script is one
@@ -54,15 +58,16 @@ import (
 //	tmpfs DIR SIZE          mount a tmpfs of SIZE (mount's size=) on DIR, a
 //	                        new directory, unmounted at the end
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"status":  cmdStatus,
-	"start":   cmdStart,
-	"finish":  cmdFinish,
-	"signal":  cmdSignal,
-	"sleep":   cmdSleep,
-	"waitfor": cmdWaitFor,
-	"gone":    cmdGone,
-	"spooled": cmdSpooled,
-	"stopped": cmdStopped,
+	"status":   cmdStatus,
+	"start":    cmdStart,
+	"finish":   cmdFinish,
+	"signal":   cmdSignal,
+	"sleep":    cmdSleep,
+	"waitfor":  cmdWaitFor,
+	"watching": cmdWatching,
+	"gone":     cmdGone,
+	"spooled":  cmdSpooled,
+	"stopped":  cmdStopped,
 
 	"pidscgroup": cmdPidsCgroup,
 	"tmpfs":      cmdTmpfs,
@@ -213,6 +218,15 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+func cmdWatching(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: watching PIDFILE")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
+	ts.Check(err)
+	ts.Check(watching(pid, func() string { return ts.ReadFile("bg.stderr") }))
 }
 
 func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
