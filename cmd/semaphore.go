@@ -200,11 +200,15 @@ func runSemaphore(c *Config) outcome {
 }
 
 // runHere runs the command in the foreground, with fan's stdin, and
-// returns its exit status (128+N for a signal N, as a shell has it).
+// returns its exit status (128+N for a signal N, as a shell has it). The
+// command's shell dies with fan, as a job's main process does (its
+// parent-death signal): a fan killed with SIGKILL frees its slot, and the
+// command must not run on beside the next holder.
 func (s *semSpec) runHere(c *Config) (int, error) {
 	cmd := exec.Command(c.shellPath, "-c", s.line)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Streams.In, c.Streams.Out, c.Streams.Err
 	cmd.Env = withoutVar(c.Env, semHeldVar)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
