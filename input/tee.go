@@ -115,7 +115,8 @@ func (j *teeJob) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, nil
 }
 
-// Abandon implements Abandoner: the job could not start.
+// Abandon implements Abandoner: the job could not start, or has ended
+// (a job that ended before it joined is not waited for).
 func (j *teeJob) Abandon() { j.once.Do(func() { j.t.join(nil) }) }
 
 type countingWriter struct {

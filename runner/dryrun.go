@@ -49,9 +49,7 @@ func (p *Pool) flushDry() {
 // stdin the job would have read is abandoned, as for a job that cannot
 // start.
 func (p *Pool) render(item *input.Item, slot Slot) *Result {
-	if a, ok := item.Stdin.(input.Abandoner); ok {
-		a.Abandon()
-	}
+	abandon(item)
 	n := p.drySlots.next(p.limit())
 	slot.N = n
 	r := p.stream.dryResult()

@@ -43,12 +43,9 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 		item = &named
 	}
 	defer bf.ended() // removes the file when the attempt is over
-	spawned := false
-	defer func() {
-		if a, ok := item.Stdin.(input.Abandoner); ok && !spawned {
-			a.Abandon() // its input will not be read by this attempt
-		}
-	}()
+	// However the attempt ends, its input will not be read by it any
+	// more (abandon is idempotent: a job that ran was told at its end).
+	defer abandon(item)
 	r := &Result{Item: *item, Slot: slot, Command: prep.cmd}
 	r.Start = time.Now() // for the joblog of a command that cannot start; a job that runs is timed again after its --delay
 	if prep.err != nil {
@@ -110,7 +107,6 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	p.running.Add(1)
 	p.live.add(live)
 	pr, err := slot.Exec.Start(a)
-	spawned = err == nil
 	fed.started(err == nil)
 	if err != nil {
 		p.unlist(wctx, live, r)
@@ -128,12 +124,10 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	}
 	exit, err := pr.Wait(wctx, p.kill(), p.TermSeq)
 	p.unlist(wctx, live, r)
-	if a, ok := item.Stdin.(input.Abandoner); ok {
-		// The job has ended: an input that waits for more to write
-		// (--round-robin's next block) must not wait for the job's
-		// sake, nor hand it more.
-		a.Abandon()
-	}
+	// The job has ended: an input that waits for more to write
+	// (--round-robin's next block) must not wait for the job's sake, nor
+	// hand it more; fed.wait below waits for that writer.
+	abandon(item)
 	r.Sent = fed.wait() + bf.ended()
 	r.Runtime = time.Since(r.Start)
 	limit := timeoutHit()
@@ -165,6 +159,15 @@ func (p *Pool) run(ctx context.Context, item *input.Item, slot Slot, start time.
 	}
 	p.captured(r, jc)
 	return r
+}
+
+// abandon tells the item's stdin, when it wants to know (an
+// input.Abandoner), that the job will read no more of it: the job has
+// ended, or will not start.
+func abandon(item *input.Item) {
+	if a, ok := item.Stdin.(input.Abandoner); ok {
+		a.Abandon()
+	}
 }
 
 // unlist takes an attempt off the running list when it has ended, or did
